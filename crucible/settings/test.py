@@ -1,0 +1,15 @@
+"""Settings for the test suite: fast hashing, no throttling surprises, isolated var/."""
+
+import os
+import tempfile
+
+os.environ.setdefault("CRUCIBLE_VAR_DIR", tempfile.mkdtemp(prefix="crucible-test-"))
+
+from .base import *  # noqa: E402,F403
+from .base import REST_FRAMEWORK  # noqa: E402
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {"anon": "10000/min", "user": "100000/min", "login": "10000/min"},
+}

@@ -1,0 +1,1 @@
+"""Shared fixtures; service-dependent tests skip (or fail under REQUIRE_SERVICES=1)."""
