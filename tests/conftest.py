@@ -1,1 +1,99 @@
-"""Shared fixtures; service-dependent tests skip (or fail under REQUIRE_SERVICES=1)."""
+"""Shared fixtures: personas, API clients, and access to the real services.
+
+Tests that need PostgreSQL or Redis skip with a reason when those are absent, unless
+``REQUIRE_SERVICES=1`` (as in CI), where a missing service fails the test instead.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
+
+
+def need_service(reason: str) -> None:
+    """Skip, or fail under REQUIRE_SERVICES=1, saying which service is missing."""
+    if REQUIRE_SERVICES:
+        pytest.fail(f"REQUIRE_SERVICES=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def redis_url() -> str:
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        need_service("REDIS_URL is not set: Redis-backed behaviour not tested")
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        need_service(f"Redis at {url} is unreachable: {exc}")
+    return url  # type: ignore[return-value]
+
+
+@pytest.fixture
+def make_user(db):  # type: ignore[no-untyped-def]
+    def make(username: str, password: str = "correct horse battery") -> object:
+        return get_user_model().objects.create_user(username, f"{username}@example.com", password)
+
+    return make
+
+
+@pytest.fixture
+def owner(make_user):  # type: ignore[no-untyped-def]
+    return make_user("owner")
+
+
+@pytest.fixture
+def team(owner):  # type: ignore[no-untyped-def]
+    from crucible.accounts import services
+
+    return services.create_team(owner, "Reasoning", "reasoning")
+
+
+@pytest.fixture
+def teammate(make_user, team):  # type: ignore[no-untyped-def]
+    from crucible.accounts.models import Membership, Role
+
+    user = make_user("teammate")
+    Membership.objects.create(user=user, team=team, role=Role.VIEWER)
+    return user
+
+
+@pytest.fixture
+def editor(make_user, team):  # type: ignore[no-untyped-def]
+    from crucible.accounts.models import Membership, Role
+
+    user = make_user("editor")
+    Membership.objects.create(user=user, team=team, role=Role.EDITOR)
+    return user
+
+
+@pytest.fixture
+def outsider(make_user):  # type: ignore[no-untyped-def]
+    from crucible.accounts import services
+
+    user = make_user("outsider")
+    services.create_team(user, "Elsewhere", "elsewhere")
+    return user
+
+
+@pytest.fixture
+def client_for():  # type: ignore[no-untyped-def]
+    def make(user: object | None) -> APIClient:
+        client = APIClient()
+        if user is not None:
+            client.force_authenticate(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def api(client_for, owner):  # type: ignore[no-untyped-def]
+    return client_for(owner)

@@ -91,6 +91,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
 WHITENOISE_USE_FINDERS = True
@@ -99,7 +100,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_TEMP_DIR = None
 
 # --- shared datasets (HumanEval, GSM8K) -------------------------------------------------
-SHARED_DATASETS_DIR = Path(env_str("CRUCIBLE_DATASETS_DIR", str(BASE_DIR.parent / "shared" / "datasets")))
+SHARED_DATASETS_DIR = Path(
+    env_str("CRUCIBLE_DATASETS_DIR", str(BASE_DIR.parent / "shared" / "datasets"))
+)
 
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -154,6 +157,8 @@ if REDIS_URL:
         }
     }
 else:
+    for _sub in ("out", "processed"):
+        (BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "out"),
@@ -163,16 +168,28 @@ else:
     }
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-CELERY_RESULT_BACKEND = None
+from kombu import Queue  # noqa: E402
+
+# gpu: training runs, one worker per GPU node; cpu: evaluation, verification, grading;
+# default: short bookkeeping.
+CELERY_TASK_QUEUES = (Queue("gpu"), Queue("cpu"), Queue("default"))
+CELERY_TASK_ROUTES = {
+    "experiments.tasks.run_training": {"queue": "gpu"},
+    "experiments.tasks.run_evaluation": {"queue": "cpu"},
+    "tasks_app.jobs.*": {"queue": "cpu"},
+}
+(VAR_DIR / "results").mkdir(exist_ok=True)
+CELERY_RESULT_BACKEND = REDIS_URL or f"file://{VAR_DIR / 'results'}"
+CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_QUEUES_NAMES = ("gpu", "cpu", "default")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TRACK_STARTED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 
 # --- logging ----------------------------------------------------------------------------
@@ -184,3 +201,14 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+CRUCIBLE_VERSION = "0.1.0"
+SPECTACULAR_SETTINGS.update(
+    {
+        # Swagger UI and ReDoc assets ship in a Python package: the docs work offline.
+        "SWAGGER_UI_DIST": "SIDECAR",
+        "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+        "REDOC_DIST": "SIDECAR",
+    }
+)
+INSTALLED_APPS.append("drf_spectacular_sidecar")

@@ -83,7 +83,9 @@ def database_from_url(url: str, *, base_dir: Path) -> dict:
             "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,
         }
-    raise ConfigError(f"DATABASE_URL scheme {parsed.scheme!r} is not supported (use sqlite or postgres)")
+    raise ConfigError(
+        f"DATABASE_URL scheme {parsed.scheme!r} is not supported (use sqlite or postgres)"
+    )
 
 
 def persistent_secret_key(path: Path) -> str:

@@ -1,0 +1,196 @@
+"""Workflows for teams, memberships, tokens and the audit log.
+
+Views and commands call these; each write that must be all-or-nothing is one transaction
+and leaves an audit event.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import models, transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from .models import ApiToken, AuditEvent, Membership, Role, Team, hash_token
+
+TOKEN_PREFIX = "crc_"
+MAX_TOKEN_DAYS = 365
+
+
+class AccessDenied(PermissionError):
+    """The caller lacks the role an action needs."""
+
+
+def record(
+    actor: AbstractBaseUser | None,
+    action: str,
+    target: models.Model,
+    *,
+    team: Team | None = None,
+    changes: dict[str, Any] | None = None,
+) -> AuditEvent:
+    return AuditEvent.objects.create(
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        team=team,
+        action=action,
+        target_type=target._meta.label_lower,
+        target_id=str(target.pk),
+        changes=changes or {},
+    )
+
+
+def membership_of(user: AbstractBaseUser, team: Team) -> Membership | None:
+    return Membership.objects.filter(user=user, team=team).first()
+
+
+def require_role(user: AbstractBaseUser, team: Team, needed: str) -> Membership:
+    membership = membership_of(user, team)
+    if membership is None or not membership.allows(needed):
+        raise AccessDenied(f"this needs the {needed} role in team '{team.slug}'")
+    return membership
+
+
+def unique_slug(name: str) -> str:
+    base = slugify(name)[:50] or "team"
+    slug, n = base, 2
+    while Team.objects.filter(slug=slug).exists():
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+@transaction.atomic
+def create_team(user: AbstractBaseUser, name: str, slug: str | None = None) -> Team:
+    team = Team.objects.create(name=name, slug=slug or unique_slug(name))
+    Membership.objects.create(user=user, team=team, role=Role.ADMIN)
+    record(user, "team.created", team, team=team, changes={"name": name})
+    return team
+
+
+@transaction.atomic
+def add_member(
+    actor: AbstractBaseUser, team: Team, user: AbstractBaseUser, role: str
+) -> Membership:
+    require_role(actor, team, Role.ADMIN)
+    membership = Membership.objects.create(user=user, team=team, role=role)
+    record(
+        actor,
+        "member.added",
+        membership,
+        team=team,
+        changes={"user": user.get_username(), "role": role},
+    )
+    return membership
+
+
+@transaction.atomic
+def change_role(actor: AbstractBaseUser, membership: Membership, role: str) -> Membership:
+    require_role(actor, membership.team, Role.ADMIN)
+    _keep_an_admin(membership, new_role=role)
+    old = membership.role
+    membership.role = role
+    membership.save(update_fields=["role"])
+    record(
+        actor,
+        "member.role_changed",
+        membership,
+        team=membership.team,
+        changes={"role": [old, role]},
+    )
+    return membership
+
+
+@transaction.atomic
+def remove_member(actor: AbstractBaseUser, membership: Membership) -> None:
+    if membership.user_id != actor.pk:
+        require_role(actor, membership.team, Role.ADMIN)
+    _keep_an_admin(membership, new_role=None)
+    record(
+        actor,
+        "member.removed",
+        membership,
+        team=membership.team,
+        changes={"user": membership.user.get_username()},
+    )
+    membership.delete()
+
+
+def _keep_an_admin(membership: Membership, *, new_role: str | None) -> None:
+    if membership.role != Role.ADMIN or new_role == Role.ADMIN:
+        return
+    admins = Membership.objects.select_for_update().filter(team=membership.team, role=Role.ADMIN)
+    if admins.count() <= 1:
+        raise AccessDenied("a team must keep at least one admin")
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: ApiToken
+    secret: str  # shown once; only its hash is stored
+
+
+@transaction.atomic
+def create_token(
+    user: AbstractBaseUser, name: str, *, team: Team | None = None, days: int | None = 90
+) -> IssuedToken:
+    if team is not None and membership_of(user, team) is None:
+        raise AccessDenied(f"you are not a member of team '{team.slug}'")
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    expires = timezone.now() + timedelta(days=days) if days else None
+    token = ApiToken.objects.create(
+        user=user,
+        team=team,
+        name=name,
+        prefix=secret[:12],
+        key_hash=hash_token(secret),
+        expires_at=expires,
+    )
+    record(
+        user, "token.created", token, team=team, changes={"name": name, "expires_at": str(expires)}
+    )
+    return IssuedToken(token=token, secret=secret)
+
+
+@transaction.atomic
+def revoke_token(actor: AbstractBaseUser, token: ApiToken) -> ApiToken:
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+        record(actor, "token.revoked", token, team=token.team, changes={"name": token.name})
+    return token
+
+
+class TokenRejected(Exception):
+    """The presented token is unknown, revoked or expired; the message says which."""
+
+
+def authenticate_token(raw: str) -> ApiToken:
+    token = ApiToken.objects.select_related("user", "team").filter(key_hash=hash_token(raw)).first()
+    if token is None:
+        raise TokenRejected("unknown API token")
+    if token.revoked_at is not None:
+        raise TokenRejected("this API token was revoked")
+    if token.expires_at is not None and token.expires_at <= timezone.now():
+        raise TokenRejected("this API token has expired")
+    if not token.user.is_active:
+        raise TokenRejected("the token's user is inactive")
+    # Only touch the row once a minute: a busy script must not write on every request.
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    return token
+
+
+def teams_visible_to(
+    user: AbstractBaseUser, token: ApiToken | None = None
+) -> models.QuerySet[Team]:
+    """The teams whose objects a request may see: the user's, narrowed by a team-bound token."""
+    teams = Team.objects.filter(memberships__user=user)
+    if token is not None and token.team_id is not None:
+        teams = teams.filter(pk=token.team_id)
+    return teams

@@ -1,0 +1,32 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from crucible import health, spa
+from crucible.accounts import views as accounts
+
+router = DefaultRouter()
+router.register("teams", accounts.TeamViewSet, basename="team")
+router.register(r"teams/(?P<team_slug>[-\w]+)/members", accounts.MemberViewSet, basename="member")
+router.register("tokens", accounts.TokenViewSet, basename="token")
+router.register("audit", accounts.AuditViewSet, basename="audit")
+
+api_v1 = [
+    path("auth/login/", accounts.LoginView.as_view(), name="login"),
+    path("auth/logout/", accounts.LogoutView.as_view(), name="logout"),
+    path("auth/me/", accounts.MeView.as_view(), name="me"),
+    path("", include("tasks_app.urls")),
+    path("", include("experiments.urls")),
+    path("", include(router.urls)),
+]
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include((api_v1, "api"), namespace="v1")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    re_path(r"^(?!api/|static/|ws/|admin/|healthz).*$", spa.index, name="spa"),
+]
