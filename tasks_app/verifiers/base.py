@@ -12,7 +12,9 @@ from typing import Any
 
 class ErrorType(StrEnum):
     NONE = "none"
-    FORMAT_ERROR = "format_error"  # the response lacks the required shape (no code block, no answer)
+    FORMAT_ERROR = (
+        "format_error"  # the response lacks the required shape (no code block, no answer)
+    )
     PARSE_ERROR = "parse_error"  # JSON / Python / SQL does not parse
     SCHEMA_ERROR = "schema_error"  # parses but does not match the JSON schema
     RUNTIME_ERROR = "runtime_error"  # raised while running
@@ -24,6 +26,7 @@ class ErrorType(StrEnum):
     LENGTH_LIMIT = "length_limit"
     JUDGE_REJECTED = "judge_rejected"
     SANDBOX_ERROR = "sandbox_error"  # the sandbox itself failed; not the response's fault
+    VERIFIER_ERROR = "verifier_error"  # the verifier or the task lacks what a layer needs
 
 
 class Stage(StrEnum):
@@ -45,6 +48,8 @@ class LayerResult:
     detail: str = ""
     seconds: float = 0.0
     skipped: bool = False
+    biased: bool = False  # a model-assisted judgement: calibrate it before trusting it
+    info: dict[str, Any] = field(default_factory=dict)  # JSON-able figures: tests run, P(yes)...
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
