@@ -1,0 +1,67 @@
+# `make run`: set up and serve the platform on the embedded default (SQLite, filesystem
+# broker, one worker). `make test`: set up and run every test. `make bench`: benchmarks.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+STAMP  := $(VENV)/.installed
+NPM_STAMP := frontend/node_modules/.installed
+
+.PHONY: install frontend run worker test test-python test-frontend lint types check-types bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+$(NPM_STAMP): frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+frontend: $(NPM_STAMP)
+	cd frontend && npm run build
+
+run: install frontend
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py bootstrap --url http://$(HOST):$(PORT)
+	@echo "Starting one Celery worker (queues gpu, cpu, default) and the web server; Ctrl-C stops both."
+	@bash -c 'trap "kill 0" EXIT INT TERM; \
+	  $(BIN)/celery -A crucible worker -Q gpu,cpu,default -c 2 -l INFO & \
+	  $(BIN)/daphne -b $(HOST) -p $(PORT) crucible.asgi:application'
+
+worker: install
+	$(BIN)/celery -A crucible worker -Q gpu,cpu,default -c 2 -l INFO
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/python scripts/check_layering.py
+
+types: install $(NPM_STAMP)
+	$(BIN)/python manage.py spectacular --file frontend/openapi/schema.yaml --validate --fail-on-warn
+	cd frontend && npm run gen:types
+
+# The committed OpenAPI schema and the front end's generated types must match the API.
+check-types: install $(NPM_STAMP)
+	$(BIN)/python manage.py spectacular --file var/schema.check.yaml --validate --fail-on-warn
+	@diff -q var/schema.check.yaml frontend/openapi/schema.yaml >/dev/null || \
+	  (echo "frontend/openapi/schema.yaml is stale: run 'make types'"; exit 1)
+	cd frontend && npm run check:types-fresh
+
+test-frontend: $(NPM_STAMP)
+	cd frontend && npm run typecheck && npm test
+
+test-python: install frontend
+	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/pytest
+
+test: lint check-types test-frontend test-python
+
+bench: install
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf var frontend/dist
