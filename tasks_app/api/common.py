@@ -1,0 +1,41 @@
+"""Serializer fields and helpers shared by the tasks_app endpoints."""
+
+from __future__ import annotations
+
+from django.db.models import Model
+from django.utils.text import slugify
+from rest_framework import serializers
+
+from crucible.accounts.models import Team
+
+
+class TeamSlugField(serializers.SlugRelatedField):
+    """The owning team by slug; resolution and role checks happen in the view's create."""
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("slug_field", "slug")
+        kwargs.setdefault("queryset", Team.objects.all())
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str) or not data:
+            raise serializers.ValidationError("must be a team slug")
+        return data
+
+
+def unique_slug_for(model: type[Model], team: Team, name: str) -> str:
+    base = slugify(name)[:50] or model._meta.model_name or "item"
+    slug, n = base, 2
+    while model.objects.filter(team=team, slug=slug).exists():  # type: ignore[attr-defined]
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+def checked_slug(model: type[Model], team: Team, slug: str | None, name: str) -> str:
+    """The requested slug if free in the team, else a 400; a fresh one when none was asked."""
+    if not slug:
+        return unique_slug_for(model, team, name)
+    if model.objects.filter(team=team, slug=slug).exists():  # type: ignore[attr-defined]
+        raise serializers.ValidationError({"slug": ["Already used in this team."]})
+    return slug

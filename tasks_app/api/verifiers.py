@@ -1,0 +1,217 @@
+"""Verifier endpoints: CRUD, versions, labelled examples, FP/FN evaluation, playground."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
+from crucible.api.serializers import StrictModelSerializer, StrictSerializer
+from tasks_app import verifiers as pure
+from tasks_app.models import LabelledExample, Verifier, VerifierVersion
+from tasks_app.services import verifiers as services
+
+from .common import TeamSlugField, checked_slug
+
+
+class VerifierVersionSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = VerifierVersion
+        fields = [
+            "id",
+            "verifier",
+            "number",
+            "spec",
+            "spec_hash",
+            "note",
+            "created_by",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class VerifierSerializer(StrictModelSerializer):
+    team = TeamSlugField()
+    slug = serializers.SlugField(max_length=60, required=False)
+    spec = serializers.JSONField(write_only=True, required=False, help_text="Initial layered spec.")
+    latest_version = serializers.SerializerMethodField()
+    version_count = serializers.IntegerField(read_only=True, source="versions.count")
+    example_count = serializers.IntegerField(read_only=True, source="examples.count")
+
+    class Meta:
+        model = Verifier
+        fields = [
+            "id",
+            "team",
+            "name",
+            "slug",
+            "description",
+            "family_kind",
+            "spec",
+            "latest_version",
+            "version_count",
+            "example_count",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "created_at", "updated_at"]
+        validators: list = []  # slug uniqueness per team is checked once the team is resolved
+
+    @extend_schema_field(VerifierVersionSerializer(allow_null=True))
+    def get_latest_version(self, verifier: Verifier) -> dict | None:
+        version = verifier.latest_version()
+        return VerifierVersionSerializer(version).data if version else None
+
+    def validate_family_kind(self, value: str) -> str:
+        if value:
+            try:
+                pure.default_spec(value)
+            except (KeyError, ValueError) as exc:
+                raise serializers.ValidationError(
+                    f"no default verifier for kind {value!r}"
+                ) from exc
+        return value
+
+
+class VersionCreateSerializer(StrictSerializer):
+    spec = serializers.JSONField()
+    note = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+
+
+class ExampleSerializer(StrictModelSerializer):
+    class Meta:
+        model = LabelledExample
+        fields = ["id", "response", "expected", "label", "note", "created_at"]
+        read_only_fields = ["id", "created_at"]
+
+    def validate_expected(self, value: object) -> object:
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("must be an object")
+        return value
+
+
+class PlaygroundSerializer(StrictSerializer):
+    spec = serializers.JSONField()
+    response = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=200_000)
+    expected = serializers.DictField(required=False, default=dict)
+    context = serializers.DictField(required=False, default=dict)
+
+
+class VerifierViewSet(TeamScopedMixin, viewsets.ModelViewSet):
+    queryset = Verifier.objects.none()
+    serializer_class = VerifierSerializer
+    permission_classes = [TeamRolePermission]
+    filterset_fields = ["family_kind"]
+    search_fields = ["name", "slug", "description"]
+    http_method_names = ["get", "post", "patch", "delete"]
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return self.scope(Verifier.objects.select_related("team"))
+
+    def perform_create(self, serializer: VerifierSerializer) -> None:
+        data = serializer.validated_data
+        team = self.team_for_write(data.pop("team", None))
+        slug = checked_slug(Verifier, team, data.pop("slug", None), data["name"])
+        serializer.instance = services.create_verifier(self.request.user, team, slug=slug, **data)
+
+    def perform_update(self, serializer: VerifierSerializer) -> None:
+        serializer.validated_data.pop("team", None)
+        if "spec" in serializer.validated_data:
+            raise serializers.ValidationError(
+                {"spec": ["Create a new version instead (POST .../versions/)."]}
+            )
+        super().perform_update(serializer)
+
+    def perform_destroy(self, instance: Verifier) -> None:
+        if instance.versions.exists():
+            raise serializers.ValidationError(
+                {
+                    "non_field_errors": [
+                        "A verifier with versions is kept: experiments may pin them."
+                    ]
+                }
+            )
+        instance.delete()
+
+    @extend_schema(
+        request=VersionCreateSerializer,
+        responses={200: VerifierVersionSerializer(many=True), 201: VerifierVersionSerializer},
+    )
+    @action(detail=True, methods=["get", "post"])
+    def versions(self, request: Request, pk: str | None = None) -> Response:
+        verifier = self.get_object()
+        if request.method == "GET":
+            return Response(VerifierVersionSerializer(verifier.versions.all(), many=True).data)
+        body = VersionCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        version, created = services.create_version(request.user, verifier, **body.validated_data)
+        return Response(
+            VerifierVersionSerializer(version).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+    @extend_schema(
+        request=ExampleSerializer,
+        responses={200: ExampleSerializer(many=True), 201: ExampleSerializer},
+    )
+    @action(detail=True, methods=["get", "post"])
+    def examples(self, request: Request, pk: str | None = None) -> Response:
+        verifier = self.get_object()
+        if request.method == "GET":
+            return Response(ExampleSerializer(verifier.examples.all(), many=True).data)
+        body = ExampleSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        example = services.add_example(request.user, verifier, **body.validated_data)
+        return Response(ExampleSerializer(example).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={204: None})
+    @action(detail=True, methods=["delete"], url_path=r"examples/(?P<example_id>\d+)")
+    def delete_example(
+        self, request: Request, pk: str | None = None, example_id: str | None = None
+    ) -> Response:
+        verifier = self.get_object()
+        get_object_or_404(verifier.examples, pk=example_id).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        request=None, responses=OpenApiResponse(description="FP/FN rates on the labelled examples")
+    )
+    @action(detail=True, methods=["post"], url_path=r"versions/(?P<number>\d+)/evaluate")
+    def evaluate(
+        self, request: Request, pk: str | None = None, number: str | None = None
+    ) -> Response:
+        version = get_object_or_404(self.get_object().versions, number=number)
+        return Response(services.evaluate(version))
+
+
+class PlaygroundView(APIView):
+    @extend_schema(
+        request=PlaygroundSerializer,
+        responses=OpenApiResponse(
+            description="The verdict: each layer's result, score, error type, timing"
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = PlaygroundSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        return Response(
+            services.playground(data["spec"], data["response"], data["expected"], data["context"])
+        )
+
+
+class LayerKindsView(APIView):
+    @extend_schema(
+        responses=OpenApiResponse(description="Layer kinds and extractors for the builder")
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            {"layers": pure.describe_layer_kinds(), "extractors": pure.describe_extractors()}
+        )

@@ -1,0 +1,120 @@
+"""Verifiers: versions of a canonical spec, labelled examples, FP/FN rates, the playground."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from crucible.accounts.models import Team
+from crucible.accounts.services import record
+from tasks_app import verifiers as pure
+from tasks_app.models import LabelledExample, Verifier, VerifierVersion
+
+from .errors import field_errors
+
+
+def checked_spec(spec: Any, *, prefix: str = "spec") -> dict[str, Any]:
+    """The canonical form of ``spec``, or a 400 naming every bad field."""
+    errors = pure.validate_spec(spec)
+    if errors:
+        raise field_errors(((e.field, e.reason) for e in errors), prefix=prefix)
+    return pure.canonical(spec)
+
+
+@transaction.atomic
+def create_verifier(
+    user: AbstractBaseUser,
+    team: Team,
+    *,
+    name: str,
+    slug: str,
+    description: str = "",
+    family_kind: str = "",
+    spec: dict[str, Any] | None = None,
+) -> Verifier:
+    if spec is None and family_kind:
+        spec = pure.default_spec(family_kind)
+    canonical = checked_spec(spec) if spec is not None else None
+    verifier = Verifier.objects.create(
+        team=team,
+        name=name,
+        slug=slug,
+        description=description,
+        family_kind=family_kind,
+        created_by=user,
+    )
+    record(user, "verifier.created", verifier, team=team, changes={"name": name})
+    if canonical is not None:
+        _new_version(user, verifier, canonical, note="initial version")
+    return verifier
+
+
+@transaction.atomic
+def create_version(
+    user: AbstractBaseUser, verifier: Verifier, spec: Any, note: str = ""
+) -> tuple[VerifierVersion, bool]:
+    """A new immutable version, or the latest one when the spec means the same thing."""
+    canonical = checked_spec(spec)
+    latest = Verifier.objects.select_for_update().get(pk=verifier.pk).latest_version()
+    if latest is not None and latest.spec_hash == pure.spec_hash(canonical):
+        return latest, False
+    return _new_version(user, verifier, canonical, note=note), True
+
+
+def _new_version(
+    user: AbstractBaseUser, verifier: Verifier, canonical: dict[str, Any], *, note: str
+) -> VerifierVersion:
+    latest = verifier.latest_version()
+    version = VerifierVersion.objects.create(
+        verifier=verifier,
+        number=(latest.number + 1) if latest else 1,
+        spec=canonical,
+        spec_hash=pure.spec_hash(canonical),
+        note=note,
+        created_by=user,
+    )
+    record(
+        user,
+        "verifier.version_created",
+        version,
+        team=verifier.team,
+        changes={"number": version.number, "spec_hash": version.spec_hash},
+    )
+    return version
+
+
+def example_dicts(verifier: Verifier) -> list[dict[str, Any]]:
+    return [
+        {"response": ex.response, "expected": ex.expected, "label": ex.label}
+        for ex in verifier.examples.all()
+    ]
+
+
+def evaluate(version: VerifierVersion) -> dict[str, Any]:
+    """FP/FN rates of this version on the verifier's labelled examples."""
+    examples = list(version.verifier.examples.all())
+    report = pure.evaluate_examples(version.spec, example_dicts(version.verifier))
+    for item in report.get("misjudged", []):
+        item["example_id"] = examples[item["index"]].id
+    return report | {"version": version.number, "examples": len(examples)}
+
+
+def playground(
+    spec: Any, response: str, expected: dict[str, Any], context: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return pure.playground(checked_spec(spec), response, expected, context=context)
+
+
+@transaction.atomic
+def add_example(user: AbstractBaseUser, verifier: Verifier, **fields: Any) -> LabelledExample:
+    example = LabelledExample.objects.create(verifier=verifier, **fields)
+    record(
+        user,
+        "verifier.example_added",
+        example,
+        team=verifier.team,
+        changes={"label": example.label},
+    )
+    return example
