@@ -1,0 +1,150 @@
+"""The caller's side: start the sandbox service lazily, hand it one socket per execution.
+
+Thread-safe: a lock guards only starting the service and passing it a socket; each
+execution then talks to its own keeper. The service is restarted if it dies, replaced in
+a forked child (which must not share its parent's), and stopped at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from tasks_app.sandbox import wire
+
+logger = logging.getLogger("tasks_app.sandbox")
+
+PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
+BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from tasks_app.sandbox.service import main; main(int(sys.argv[2]))"
+)
+GRACE = 3.0  # seconds past the deadline before the caller stops waiting for a keeper
+
+
+class ServiceError(RuntimeError):
+    """The sandbox service could not be started or reached."""
+
+
+class Client:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self._caps: dict[str, Any] | None = None
+        self._owner = os.getpid()
+
+    def capabilities(self) -> dict[str, Any]:
+        with self._lock:
+            self._ensure()
+            assert self._caps is not None
+            return self._caps
+
+    def execute(self, first: dict[str, Any], second: dict[str, Any] | None) -> dict[str, Any]:
+        """Send the sandbox's part, then the trusted part, and wait for the verdict."""
+        chan = self._open_job()
+        try:
+            chan.settimeout(float(first.get("timeout", 5.0)) + GRACE)
+            wire.send(chan, first)
+            if second is not None:
+                wire.send(chan, second)
+            return wire.recv(chan)
+        finally:
+            chan.close()
+
+    def _open_job(self) -> socket.socket:
+        ours, theirs = socket.socketpair()
+        try:
+            with self._lock:
+                for attempt in range(2):
+                    self._ensure()
+                    try:
+                        assert self._sock is not None
+                        socket.send_fds(self._sock, [b"job"], [theirs.fileno()])
+                        return ours
+                    except OSError:
+                        if attempt:
+                            raise ServiceError("the sandbox service is not answering") from None
+                        self._stop()
+        finally:
+            theirs.close()
+        raise ServiceError("unreachable")
+
+    def _ensure(self) -> None:
+        if self._owner != os.getpid():
+            self._forget()
+        if self._proc is not None and self._proc.poll() is None:
+            return
+        self._stop()
+        self._start()
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = [sys.executable, "-I", "-S", "-c", BOOT, PROJECT_ROOT, str(theirs.fileno())]
+        # env={}: no SECRET_KEY, DATABASE_URL or token can reach the service or its forks.
+        self._proc = subprocess.Popen(
+            command,
+            env={},
+            pass_fds=[theirs.fileno()],
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        theirs.close()
+        ours.settimeout(30)
+        try:
+            self._caps = json.loads(ours.recv(1 << 16))
+        except (OSError, ValueError) as exc:
+            self._proc.kill()
+            raise ServiceError(f"the sandbox service did not start: {exc}") from None
+        ours.settimeout(None)
+        self._sock = ours
+        for warning in self._caps.get("warnings", []):
+            logger.warning("sandbox.layer_missing %s", warning, extra={"warning": warning})
+
+    def _stop(self) -> None:
+        if self._sock is not None:
+            self._sock.close()  # the service exits when its socket closes
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._sock = self._proc = None
+
+    def _forget(self) -> None:
+        """In a forked child: drop the parent's service without touching it."""
+        if self._sock is not None:
+            self._sock.close()
+        self._sock = self._proc = None
+        self._lock = threading.Lock()
+        self._owner = os.getpid()
+
+    def close(self) -> None:
+        if self._owner == os.getpid():
+            with self._lock:
+                self._stop()
+
+
+_client = Client()
+atexit.register(_client.close)
+os.register_at_fork(after_in_child=_client._forget)
+
+
+def client() -> Client:
+    return _client
+
+
+def elapsed(start: float) -> float:
+    return round(time.perf_counter() - start, 6)

@@ -1,0 +1,116 @@
+"""What runs inside the sandbox after isolation: model code and a tiny call server.
+
+Nothing here is trusted by the other side. The keeper asks for calls and decodes the
+replies strictly; a reply it did not ask for, or one that is not plain data, is a failure.
+Whatever this process prints, however it exits, it cannot state a verdict.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import os
+import socket
+import sys
+import threading
+import traceback
+from typing import Any
+
+from tasks_app.sandbox import wire
+
+CHANNEL_FD = 3
+DETAIL_CAP = 2000
+
+
+def _fresh_stdio() -> None:
+    # The service's own stdio objects point at its old descriptors' buffers.
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace"
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace"
+    )
+
+
+def _namespace(name: str) -> dict[str, Any]:
+    return {"__name__": name, "__builtins__": builtins}
+
+
+def _describe(exc: BaseException) -> list[str]:
+    try:
+        message = str(exc)[:DETAIL_CAP]
+    except BaseException:  # a hostile __str__
+        message = "<unprintable>"
+    return [type(exc).__name__, message]
+
+
+def serve_function(source: str, entry: str) -> None:
+    """Load the solution, then answer call requests until the keeper hangs up."""
+    _fresh_stdio()
+    chan = socket.socket(fileno=CHANNEL_FD)
+    namespace = _namespace("__solution__")
+    try:
+        exec(compile(source, "<solution>", "exec"), namespace)
+        function = namespace.get(entry)
+        if not callable(function):
+            raise NameError(f"no function named {entry!r}")
+    except BaseException as exc:
+        wire.send(chan, {"load_error": _describe(exc)})
+        _flush_exit(1)
+    wire.send(chan, {"loaded": True})
+    while True:
+        try:
+            request = wire.recv(chan)
+        except EOFError:
+            _flush_exit(0)
+        wire.send(chan, _call(function, request))
+
+
+def _call(function: Any, request: dict[str, Any]) -> dict[str, Any]:
+    try:
+        args = wire.decode(request["args"])
+        kwargs = wire.decode(request["kwargs"])
+        result = function(*args, **kwargs)
+    except BaseException as exc:
+        return {"raised": _describe(exc)}
+    try:
+        return {"value": wire.encode(result)}
+    except (wire.WireError, ValueError, RecursionError) as exc:
+        return {"unsupported": str(exc)[:DETAIL_CAP]}
+
+
+def run_program(source: str) -> None:
+    """Run a whole program as ``__main__`` and exit with its status, as ``python FILE`` would."""
+    _fresh_stdio()
+    chan = socket.socket(fileno=CHANNEL_FD)
+    status = 0
+    try:
+        exec(compile(source, "<program>", "exec"), _namespace("__main__"))
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except BaseException as exc:
+        if isinstance(exc, MemoryError):
+            wire.send(chan, {"memory_error": True})
+        traceback.print_exc()
+        status = 1
+    threading._shutdown()  # type: ignore[attr-defined]  # wait for non-daemon threads, like python does
+    _flush_exit(status)
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _flush_exit(status: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(status)

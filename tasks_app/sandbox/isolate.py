@@ -1,0 +1,212 @@
+"""Turning a freshly forked process into a sandbox, one layer at a time.
+
+Runs in the sandboxed process itself, as PID 1 of a new PID namespace, before any
+untrusted byte is compiled. The order matters: join the cgroups while /sys is visible,
+build the root while still privileged, set limits, drop to the unprivileged uid, and
+install seccomp last (it forbids the very calls the earlier steps need).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import resource
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tasks_app.sandbox import cgroups, linux, seccomp
+
+UNPRIVILEGED_UID = 65534  # "nobody": owns no file the sandbox can see
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+M_ARENA_MAX = -8  # mallopt: one arena, so threads do not each reserve 64 MiB against RLIMIT_AS
+
+
+@dataclass(frozen=True)
+class Layers:
+    """The isolation layers that work on this host (decided once by the probe)."""
+
+    pid: bool = False
+    mount: bool = False
+    network: bool = False
+    ipc: bool = False
+    uts: bool = False
+    root: bool = False  # minimal read-only root plus a fresh tmpfs, needs ``mount``
+    seccomp: bool = False
+    cgroups: bool = False
+    uid: int | None = None
+
+    def unshare_flags(self) -> int:
+        flags = 0
+        for enabled, flag in (
+            (self.mount, linux.CLONE_NEWNS),
+            (self.network, linux.CLONE_NEWNET),
+            (self.ipc, linux.CLONE_NEWIPC),
+            (self.uts, linux.CLONE_NEWUTS),
+        ):
+            flags |= flag if enabled else 0
+        return flags
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout: float = 5.0  # seconds of wall time for the whole execution
+    memory_mb: int = 256
+    tmp_mb: int = 16  # size of the private /tmp
+    max_pids: int = 32  # threads count as pids
+    max_files: int = 64
+
+    def cgroup_bytes(self) -> int:
+        # The tmpfs and interpreter pages are charged too; leave room so that the
+        # address-space limit, which fails cleanly with MemoryError, usually fires first.
+        return (self.memory_mb + self.tmp_mb + 64) << 20
+
+
+@dataclass(frozen=True)
+class Jail:
+    """Everything the sandboxed process needs to lock itself in."""
+
+    layers: Layers
+    limits: Limits
+    root_dir: str  # an empty host directory used as the mount point of the new root
+    ro_paths: tuple[str, ...]  # host paths bound read-only at the same place inside
+    python_path: tuple[str, ...]  # sys.path inside: the standard library only
+    cgroup_dirs: list[str] = field(default_factory=list)
+
+
+def enter(jail: Jail, stdio: tuple[int, int, int], channel: int) -> None:
+    """Apply every enabled layer; the channel ends up as fd 3 and nothing else stays open."""
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL) if linux.IS_LINUX else None
+    address_space = _address_space_bytes(jail.limits)
+    if jail.cgroup_dirs:
+        cgroups.join(jail.cgroup_dirs)
+    if jail.layers.unshare_flags():
+        linux.unshare(jail.layers.unshare_flags())
+    if jail.layers.uts:
+        linux.sethostname("sandbox")
+    if jail.layers.root:
+        build_root(jail.root_dir, jail.ro_paths, jail.limits.tmp_mb)
+    _reset_fds(stdio, channel)
+    _reset_interpreter(jail.python_path)
+    set_rlimits(jail.limits, address_space, cgroup_pids=jail.layers.cgroups)
+    if jail.layers.uid is not None:
+        drop_privileges(jail.layers.uid)
+    if jail.layers.seccomp:
+        linux.install_seccomp(seccomp.build_filter())
+
+
+def build_root(root: str, ro_paths: tuple[str, ...], tmp_mb: int) -> None:
+    """A tmpfs root holding read-only binds of ``ro_paths`` and a fresh size-capped /tmp."""
+    linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+    linux.mount("tmpfs", root, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m,mode=755")
+    for path in ro_paths:
+        _bind_readonly(path, root + path)
+    os.mkdir(root + "/tmp")
+    options = f"size={tmp_mb}m,nr_inodes=4096,mode=1777"
+    linux.mount("tmpfs", root + "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, options)
+    os.chdir(root)
+    linux.pivot_root(".", ".")  # the old root ends up stacked on top; detach it
+    linux.umount2(".", linux.MNT_DETACH)
+    os.chdir("/")
+    flags = linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV
+    linux.mount(None, "/", None, flags)
+    os.chdir("/tmp")
+
+
+def _bind_readonly(source: str, target: str) -> None:
+    if os.path.islink(source):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.symlink(os.readlink(source), target)
+        return
+    if not os.path.exists(source):
+        return
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:  # a device node such as /dev/null: bind onto an empty file
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "w").close()
+    linux.mount(source, target, None, linux.MS_BIND | linux.MS_REC)
+    # Device nodes must stay usable, so only directories get nodev.
+    nodev = linux.MS_NODEV if os.path.isdir(source) else 0
+    flags = linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | linux.MS_NOSUID | nodev
+    linux.mount(None, target, None, flags)
+
+
+def _reset_fds(stdio: tuple[int, int, int], channel: int) -> None:
+    for target, fd in enumerate(stdio):
+        os.dup2(fd, target)
+    os.dup2(channel, 3)
+    os.closerange(4, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
+def _reset_interpreter(python_path: tuple[str, ...]) -> None:
+    os.environ.clear()
+    sys.path[:] = list(python_path)
+    sys.argv[:] = ["sandbox"]
+    os.umask(0o077)
+    if linux.IS_LINUX:
+        ctypes.CDLL(None).mallopt(M_ARENA_MAX, 1)
+
+
+def _address_space_bytes(limits: Limits) -> int:
+    # Forked from the service, we already map the interpreter; the budget comes on top.
+    try:
+        with open("/proc/self/statm") as fh:
+            current = int(fh.read().split()[0]) * PAGE
+    except OSError:
+        current = 256 << 20
+    return current + (limits.memory_mb << 20)
+
+
+def set_rlimits(limits: Limits, address_space: int, cgroup_pids: bool) -> None:
+    cpu = math.ceil(limits.timeout) + 1
+    # Without a pids cgroup, RLIMIT_NPROC (per uid, shared by concurrent sandboxes) is the
+    # only thread cap; seccomp already forbids fork.
+    nproc = 1024 if cgroup_pids else 256
+    for name, value in (
+        ("RLIMIT_AS", address_space),
+        ("RLIMIT_CPU", (cpu, cpu + 1)),
+        ("RLIMIT_FSIZE", limits.tmp_mb << 20),
+        ("RLIMIT_NOFILE", limits.max_files),
+        ("RLIMIT_CORE", 0),
+        ("RLIMIT_NPROC", nproc),
+        ("RLIMIT_MEMLOCK", 0),
+        ("RLIMIT_MSGQUEUE", 0),
+    ):
+        soft, hard = value if isinstance(value, tuple) else (value, value)
+        if hasattr(resource, name):
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+
+
+def drop_privileges(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def probe_steps(jail: Jail) -> list[tuple[str, Callable[[], None]]]:
+    """The same layers as :func:`enter`, as separately testable steps for the probe."""
+    flag_names = (
+        ("mount", linux.CLONE_NEWNS),
+        ("network", linux.CLONE_NEWNET),
+        ("ipc", linux.CLONE_NEWIPC),
+        ("uts", linux.CLONE_NEWUTS),
+    )
+    steps: list[tuple[str, Callable[[], None]]] = [
+        (name, lambda flag=flag: linux.unshare(flag)) for name, flag in flag_names
+    ]
+    steps += [
+        ("root", lambda: build_root(jail.root_dir, jail.ro_paths, 1)),
+        ("python", lambda: _import_check(jail.python_path)),
+        ("uid", lambda: drop_privileges(UNPRIVILEGED_UID)),
+        ("seccomp", lambda: linux.install_seccomp(seccomp.build_filter())),
+    ]
+    return steps
+
+
+def _import_check(python_path: tuple[str, ...]) -> None:
+    # The standard library must stay readable inside the new root.
+    with open(os.path.join(python_path[0], "os.py"), "rb") as fh:
+        fh.read(1)

@@ -1,0 +1,253 @@
+"""The trusted side of one execution, forked from the service per request.
+
+It reads the sandbox's part of the request (code and limits), forks the sandboxed unit,
+and only then reads the trusted part (tests and prelude), so test data is never in memory
+that the sandboxed process inherited. The tests run here, with the entry point bound to a
+proxy that calls the sandboxed function over the channel; every comparison happens here.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import dataclasses
+import os
+import resource
+import signal
+import socket
+from collections.abc import Callable
+from typing import Any
+
+from tasks_app.sandbox import cgroups, counting, inmate, isolate, wire
+from tasks_app.sandbox.unit import Gone, Unit
+
+FUNCTION_OUTPUT_LIMIT = 1 << 20  # bytes a function may print before the run is stopped
+DETAIL_CAP = 2000
+GRACE = 1.0  # seconds the trusted side may overrun the deadline before it is killed too
+
+# Exceptions a candidate may "raise" on the trusted side; anything else becomes CandidateError.
+SAFE_EXCEPTIONS = {
+    name: obj
+    for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, Exception) and not issubclass(obj, Warning)
+}
+
+
+class CandidateError(Exception):
+    """The sandboxed function raised an exception that has no safe builtin counterpart."""
+
+
+def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> None:
+    """Serve one request on ``conn``; the caller exits right after."""
+    request = wire.recv(conn)
+    limits = _limits(request)
+    _arm_backstops(limits.timeout)
+    jail, unit_name = _jail_for(template, layout, limits)
+    oom = lambda: cgroups.oom_killed(layout, unit_name)  # noqa: E731
+    try:
+        if request.get("mode") == "program":
+            result = _run_program(jail, request, oom)
+        else:
+            result = _check_function(conn, jail, request, oom)
+    except Gone as gone:
+        result = {"status": gone.status, "detail": gone.detail}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    wire.send(conn, result)
+
+
+def _limits(request: dict[str, Any]) -> isolate.Limits:
+    return isolate.Limits(
+        timeout=max(float(request.get("timeout", 5.0)), 0.01),
+        memory_mb=max(int(request.get("memory_mb", 256)), 16),
+    )
+
+
+def _arm_backstops(timeout: float) -> None:
+    # A Python-level deadline interrupts trusted test code that loops in Python; the CPU
+    # limit kills this process outright if it spins in C, and the unit dies with it.
+    def expire(signum: int, frame: Any) -> None:
+        raise Gone("timeout", "time limit exceeded")
+
+    signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout + 0.05)
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(used.ru_utime + used.ru_stime + timeout + GRACE) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+
+
+def _jail_for(
+    template: isolate.Jail, layout: cgroups.Layout, limits: isolate.Limits
+) -> tuple[isolate.Jail, str]:
+    name = f"job-{os.getpid()}"
+    dirs: list[str] = []
+    if template.layers.cgroups:
+        dirs = cgroups.create_unit(layout, name, limits.cgroup_bytes(), limits.max_pids)
+    return dataclasses.replace(template, limits=limits, cgroup_dirs=dirs), name
+
+
+def _run_program(
+    jail: isolate.Jail, request: dict[str, Any], oom: Callable[[], bool]
+) -> dict[str, Any]:
+    source = str(request["source"])
+    output_limit = int(request.get("output_limit", 64_000))
+    unit = Unit.start(jail, lambda: inmate.run_program(source), True, output_limit)
+    unit.oom_check = oom
+    unit.stdin_data = str(request.get("stdin", "")).encode()
+    if not unit.stdin_data:
+        unit.close_stdin()
+    status, detail, memory_error = "ok", "", False
+    try:
+        unit.wait_exit()
+        memory_error = any(frame == {"memory_error": True} for frame in _frames(unit))
+        status, detail = _program_status(unit, memory_error)
+    except Gone as gone:
+        status, detail = gone.status, gone.detail
+    finally:
+        unit.kill()
+    return {
+        "status": status,
+        "detail": detail,
+        "stdout": unit.out["stdout"].text(),
+        "stderr": unit.out["stderr"].text(),
+        "exit_code": _exit_code(unit.exit_status),
+        "truncated": any(c.overflowed for c in unit.out.values()),
+    }
+
+
+def _frames(unit: Unit) -> list[Any]:
+    frames = []
+    with contextlib.suppress(wire.WireError):
+        while (frame := unit.frames.next()) is not None:
+            frames.append(frame)
+    return frames
+
+
+def _program_status(unit: Unit, memory_error: bool) -> tuple[str, str]:
+    status = unit.exit_status or 0
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return "ok", ""
+    if memory_error or unit.oom_check():
+        return "memory_limit", "out of memory"
+    if os.WIFEXITED(status):
+        return "error", f"exited with status {os.WEXITSTATUS(status)}"
+    return unit.death()
+
+
+def _exit_code(status: int | None) -> int | None:
+    if status is None:
+        return None
+    return os.waitstatus_to_exitcode(status)
+
+
+def _check_function(
+    conn: socket.socket,
+    jail: isolate.Jail,
+    request: dict[str, Any],
+    oom: Callable[[], bool],
+) -> dict[str, Any]:
+    source, entry = str(request["source"]), str(request["entry"])
+    serve = lambda: inmate.serve_function(source, entry)  # noqa: E731
+    unit = Unit.start(jail, serve, False, FUNCTION_OUTPUT_LIMIT)
+    unit.oom_check = oom
+    unit.close_stdin()
+    try:
+        trusted = wire.recv(conn)  # only now: the unit cannot have inherited it
+        return Judge(unit, entry).run(
+            str(trusted.get("tests", "")), str(trusted.get("prelude", ""))
+        )
+    finally:
+        unit.kill()
+
+
+class Candidate:
+    """Stands in for the sandboxed function: plain data out, plain data back."""
+
+    def __init__(self, unit: Unit, name: str) -> None:
+        self.unit = unit
+        self.__name__ = name
+        self.calls = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            request = {"args": wire.encode(args), "kwargs": wire.encode(kwargs)}
+        except (wire.WireError, ValueError) as exc:
+            raise TypeError(f"cannot pass to the sandbox: {exc}") from None
+        self.unit.send(request)
+        reply = self.unit.wait_frame()
+        self.calls += 1
+        return _unpack(reply)
+
+
+def _unpack(reply: dict[str, Any]) -> Any:
+    if "value" in reply:
+        try:
+            return wire.decode(reply["value"])
+        except wire.WireError as exc:
+            raise Gone("failed", f"the candidate returned malformed data: {exc}") from None
+    if "raised" in reply:
+        name, message = (str(part)[:DETAIL_CAP] for part in reply["raised"][:2])
+        if name == "MemoryError":
+            raise Gone("memory_limit", "the candidate ran out of memory")
+        raise SAFE_EXCEPTIONS.get(name, CandidateError)(f"candidate raised {name}: {message}")
+    if "unsupported" in reply:
+        detail = str(reply["unsupported"])[:DETAIL_CAP]
+        raise Gone("failed", f"the candidate returned a value that is not plain data: {detail}")
+    raise Gone("failed", "the sandbox broke the protocol")
+
+
+class Judge:
+    """Runs the trusted tests against the candidate proxy and decides the verdict."""
+
+    def __init__(self, unit: Unit, entry: str) -> None:
+        self.unit = unit
+        self.entry = entry
+        self.tally = counting.Tally()
+        self.candidate = Candidate(unit, entry)
+
+    def run(self, tests: str, prelude: str) -> dict[str, Any]:
+        loaded = self.unit.wait_frame()
+        if "load_error" in loaded:
+            name, message = (str(part)[:DETAIL_CAP] for part in loaded["load_error"][:2])
+            status = "memory_limit" if name == "MemoryError" else "error"
+            return {"status": status, "detail": f"solution failed to load: {name}: {message}"}
+        if loaded != {"loaded": True}:
+            raise Gone("failed", "the sandbox broke the protocol")
+        check = self._load_tests(tests, prelude)
+        try:
+            check(self.candidate)
+        except Exception as exc:
+            return self._result("failed", counting.describe(exc))
+        except Gone as gone:
+            return self._result(gone.status, gone.detail)
+        return self._verdict()
+
+    def _load_tests(self, tests: str, prelude: str) -> Any:
+        namespace: dict[str, Any] = {"__name__": "__tests__"}
+        try:
+            exec(compile(prelude, "<prelude>", "exec"), namespace)
+            namespace[self.entry] = self.candidate  # trusted helpers that call it by name
+            namespace[counting.TALLY_NAME] = self.tally
+            exec(counting.compile_tests(tests, self.tally), namespace)
+        except Exception as exc:
+            raise Gone("error", f"sandbox failure: the tests failed to load: {exc}") from None
+        if not callable(namespace.get("check")):
+            raise Gone("error", "sandbox failure: the tests define no check(candidate)")
+        return namespace["check"]
+
+    def _verdict(self) -> dict[str, Any]:
+        if self.tally.failures:
+            return self._result("failed", self.tally.failures[0])
+        if self.candidate.calls == 0:
+            return self._result("error", "sandbox failure: the tests never called the candidate")
+        return self._result("passed", "")
+
+    def _result(self, status: str, detail: str) -> dict[str, Any]:
+        counted = self.tally.total > 0
+        return {
+            "status": status,
+            "detail": detail[:DETAIL_CAP],
+            "tests_passed": self.tally.passes if counted else None,
+            "tests_total": self.tally.total if counted else None,
+            "calls": self.candidate.calls,
+        }

@@ -1,0 +1,96 @@
+"""Thin ctypes wrappers for the Linux calls Python 3.11's ``os`` module lacks.
+
+Each raises ``OSError`` with the real errno so the capability probe can tell
+"not permitted here" from a bug.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import platform
+
+IS_LINUX = platform.system() == "Linux"
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True) if IS_LINUX else None
+
+# <linux/sched.h>
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+CLONE_THREAD = 0x00010000
+
+# <linux/mount.h>
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+
+# <linux/prctl.h>
+PR_SET_PDEATHSIG = 1
+PR_SET_SECCOMP = 22
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_CHILD_SUBREAPER = 36
+SECCOMP_MODE_FILTER = 2
+
+SYS_PIVOT_ROOT = 155  # x86_64; glibc has no wrapper
+
+
+def _check(result: int) -> int:
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return result
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(ctypes.c_int(flags)))
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:
+    enc = [s.encode() if s is not None else None for s in (source, target, fstype, data or None)]
+    _check(_libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]))
+
+
+def umount2(target: str, flags: int) -> None:
+    _check(_libc.umount2(target.encode(), ctypes.c_int(flags)))
+
+
+def pivot_root(new_root: str, put_old: str) -> None:
+    _check(_libc.syscall(ctypes.c_long(SYS_PIVOT_ROOT), new_root.encode(), put_old.encode()))
+
+
+def sethostname(name: str) -> None:
+    data = name.encode()
+    _check(_libc.sethostname(data, ctypes.c_size_t(len(data))))
+
+
+def prctl(option: int, arg2: int = 0, arg3: int | ctypes.c_void_p = 0) -> None:
+    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), arg3, 0, 0))
+
+
+class SockFilter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_ushort),
+        ("jt", ctypes.c_ubyte),
+        ("jf", ctypes.c_ubyte),
+        ("k", ctypes.c_uint),
+    ]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def install_seccomp(program: list[tuple[int, int, int, int]]) -> None:
+    """Load a classic BPF program; no_new_privs first, as the kernel requires for non-root."""
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    insns = (SockFilter * len(program))(*[SockFilter(*insn) for insn in program])
+    fprog = SockFprog(len(program), insns)
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.cast(ctypes.pointer(fprog), ctypes.c_void_p))
