@@ -1,0 +1,313 @@
+"""Curricula: per-family difficulty distributions, family mixture weights, and a dynamic policy.
+
+Pure Python: no Django import. The policy keeps each family's rolling success rate inside a
+target band ("slightly above current capability"): when a family succeeds too often, a share
+of its sampling mass moves one level harder; too rarely, one level easier. A floor keeps
+every level sampled a little, so none starves and a shift can always be noticed. Its state is
+JSON-able, so a resumed run continues exactly where it left.
+
+``simulate`` runs the policy against a ``SyntheticLearner`` for the preview chart.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Generic, TypeVar
+
+
+@dataclass(frozen=True)
+class FamilyCurriculum:
+    name: str
+    """Family (or family kind) name as the sampler knows it."""
+    levels: list[int]
+    """Difficulty levels that may be sampled, ascending."""
+    weight: float = 1.0
+    """Mixture weight: the share of each batch drawn from this family, before normalising."""
+    initial: list[float] | None = None
+    """Starting distribution over ``levels``; default: all mass on the easiest level."""
+
+
+@dataclass(frozen=True)
+class CurriculumConfig:
+    families: list[FamilyCurriculum]
+    band: tuple[float, float] = (0.3, 0.7)
+    """Target band for each family's rolling success rate."""
+    floor: float = 0.05
+    """Least probability of any level, so none starves."""
+    window: int = 64
+    """Outcomes in the rolling success rate; the policy acts once the window is full."""
+    step: float = 0.2
+    """Share of a family's mass moved one level per adjustment."""
+    dynamic: bool = True
+    """False keeps the initial distributions fixed (a static curriculum)."""
+
+    def __post_init__(self) -> None:
+        low, high = self.band
+        problems = []
+        if not 0.0 <= low < high <= 1.0:
+            problems.append(f"band must satisfy 0 <= low < high <= 1, got {self.band}")
+        if not 0.0 < self.step <= 1.0:
+            problems.append(f"step must be in (0, 1], got {self.step}")
+        if self.window < 1:
+            problems.append(f"window must be at least 1, got {self.window}")
+        if not self.families:
+            problems.append("at least one family is needed")
+        problems += [p for fam in self.families for p in _family_problems(fam, self.floor)]
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CurriculumConfig:
+        families = [FamilyCurriculum(**fam) for fam in data["families"]]
+        rest = {k: v for k, v in data.items() if k != "families"}
+        if "band" in rest:
+            rest["band"] = tuple(rest["band"])
+        return cls(families=families, **rest)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["band"] = list(self.band)
+        return data
+
+
+def _family_problems(fam: FamilyCurriculum, floor: float) -> list[str]:
+    problems = []
+    if not fam.levels or sorted(set(fam.levels)) != list(fam.levels):
+        problems.append(f"{fam.name}: levels must be ascending and distinct")
+    if fam.weight < 0:
+        problems.append(f"{fam.name}: weight must not be negative")
+    if floor * len(fam.levels) > 1.0 or floor < 0:
+        problems.append(f"{fam.name}: floor {floor} x {len(fam.levels)} levels exceeds 1")
+    if fam.initial is not None and (
+        len(fam.initial) != len(fam.levels) or min(fam.initial) < 0 or sum(fam.initial) <= 0
+    ):
+        problems.append(f"{fam.name}: initial must give a non-negative share per level")
+    return problems
+
+
+def with_floor(probs: Sequence[float], floor: float) -> list[float]:
+    """Raise every level to at least ``floor``, taking the difference from the mass above it.
+
+    Idempotent: a distribution that already respects the floor comes back unchanged, so
+    repeated adjustments do not drift towards the uniform.
+    """
+    excess = [max(p - floor, 0.0) for p in probs]
+    total = sum(excess)
+    share = 1.0 - floor * len(probs)
+    if total <= 0.0:
+        return [1.0 / len(probs)] * len(probs)
+    return [floor + share * e / total for e in excess]
+
+
+def shift(probs: Sequence[float], step: float, harder: bool) -> list[float]:
+    """Move ``step`` of each level's mass one level harder (or easier); the ends keep theirs."""
+    out = list(probs)
+    order = range(len(probs) - 1) if harder else range(len(probs) - 1, 0, -1)
+    for i in order:
+        moved = probs[i] * step
+        out[i] -= moved
+        out[i + 1 if harder else i - 1] += moved
+    return out
+
+
+class Curriculum:
+    """Samples (family, level) pairs and adapts the distributions from observed outcomes."""
+
+    def __init__(self, config: CurriculumConfig) -> None:
+        self.config = config
+        self._families = {fam.name: fam for fam in config.families}
+        self.distributions = {fam.name: self._initial(fam) for fam in config.families}
+        self._outcomes: dict[str, deque[int]] = {
+            fam.name: deque(maxlen=config.window) for fam in config.families
+        }
+        self.adjustments = {fam.name: 0 for fam in config.families}
+
+    def _initial(self, fam: FamilyCurriculum) -> list[float]:
+        start = fam.initial or [1.0] + [0.0] * (len(fam.levels) - 1)
+        return with_floor(start, self.config.floor)
+
+    def distribution(self, family: str) -> dict[int, float]:
+        return dict(zip(self._families[family].levels, self.distributions[family], strict=True))
+
+    def success_rate(self, family: str) -> float | None:
+        outcomes = self._outcomes[family]
+        return sum(outcomes) / len(outcomes) if outcomes else None
+
+    def sample(self, n: int, rng: random.Random) -> list[tuple[str, int]]:
+        """``n`` (family, level) pairs: families by mixture weight, then levels by distribution."""
+        names = [fam.name for fam in self.config.families]
+        weights = [fam.weight for fam in self.config.families]
+        families = rng.choices(names, weights=weights, k=n)
+        return [
+            (name, rng.choices(self._families[name].levels, self.distributions[name])[0])
+            for name in families
+        ]
+
+    def observe(self, family: str, level: int, success: bool) -> None:
+        """Record one graded outcome; adjusts the family's distribution once its window fills."""
+        outcomes = self._outcomes[family]
+        outcomes.append(1 if success else 0)
+        if self.config.dynamic and len(outcomes) == self.config.window:
+            self._adjust(family)
+
+    def observe_many(self, outcomes: Iterable[tuple[str, int, bool]]) -> None:
+        for family, level, success in outcomes:
+            self.observe(family, level, success)
+
+    def _adjust(self, family: str) -> None:
+        rate = self.success_rate(family) or 0.0
+        low, high = self.config.band
+        if low <= rate <= high:
+            return
+        moved = shift(self.distributions[family], self.config.step, harder=rate > high)
+        self.distributions[family] = with_floor(moved, self.config.floor)
+        self.adjustments[family] += 1
+        # Outcomes drawn from the old distribution no longer describe the new one.
+        self._outcomes[family].clear()
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to resume: JSON-able."""
+        return {
+            "config": self.config.to_dict(),
+            "distributions": {k: list(v) for k, v in self.distributions.items()},
+            "outcomes": {k: list(v) for k, v in self._outcomes.items()},
+            "adjustments": dict(self.adjustments),
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        for name in self.distributions:
+            self.distributions[name] = [float(p) for p in state["distributions"][name]]
+            self._outcomes[name].clear()
+            self._outcomes[name].extend(int(o) for o in state["outcomes"][name])
+            self.adjustments[name] = int(state["adjustments"][name])
+
+    @classmethod
+    def from_state_dict(cls, state: Mapping[str, Any]) -> Curriculum:
+        curriculum = cls(CurriculumConfig.from_dict(state["config"]))
+        curriculum.load_state_dict(state)
+        return curriculum
+
+
+T = TypeVar("T")
+
+
+class TaskPicker(Generic[T]):
+    """Picks a concrete *train* task for a sampled (family, level); held-out never enters.
+
+    When a level has no train task, the nearest level that has one is used (the easier on a
+    tie), so a sparse pool still yields a batch.
+    """
+
+    def __init__(self, entries: Iterable[tuple[str, int, str, T]]) -> None:
+        """``entries``: (family, level, split, task) for every task of the pinned versions."""
+        self._tasks: dict[str, dict[int, list[T]]] = {}
+        for family, level, split, task in entries:
+            if split == "train":
+                self._tasks.setdefault(family, {}).setdefault(level, []).append(task)
+
+    def levels(self, family: str) -> list[int]:
+        return sorted(self._tasks.get(family, {}))
+
+    def pick(self, family: str, level: int, rng: random.Random) -> T:
+        by_level = self._tasks.get(family)
+        if not by_level:
+            raise LookupError(f"family {family!r} has no train tasks")
+        nearest = min(by_level, key=lambda lv: (abs(lv - level), lv))
+        return rng.choice(by_level[nearest])
+
+    def batch(self, pairs: Iterable[tuple[str, int]], rng: random.Random) -> list[T]:
+        return [self.pick(family, level, rng) for family, level in pairs]
+
+
+@dataclass
+class SyntheticLearner:
+    """A stand-in model for the preview: P(success) = sigmoid(slope * (ability - level)).
+
+    Ability grows with practice near its frontier (tasks it solves about half the time
+    teach the most) and hardly at all on tasks far too easy or far too hard.
+    """
+
+    abilities: dict[str, float] = field(default_factory=dict)
+    slope: float = 2.0
+    learning_rate: float = 0.001
+    default_ability: float = 1.0
+
+    def success_probability(self, family: str, level: int) -> float:
+        ability = self.abilities.get(family, self.default_ability)
+        return 1.0 / (1.0 + math.exp(-self.slope * (ability - level)))
+
+    def attempt(self, family: str, level: int, rng: random.Random) -> bool:
+        p = self.success_probability(family, level)
+        ability = self.abilities.get(family, self.default_ability)
+        self.abilities[family] = ability + self.learning_rate * 4.0 * p * (1.0 - p)
+        return rng.random() < p
+
+
+def simulate(
+    config: CurriculumConfig,
+    learner: SyntheticLearner,
+    steps: int,
+    batch: int,
+    seed: int = 0,
+    state: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run the policy against ``learner``; the trace has one entry per step for the chart.
+
+    Trace: ``{"band", "floor", "levels": {family: [...]}, "steps": [{"step", "distribution":
+    {family: [p per level]}, "success_rate": {family: batch success rate}, "rolling_success":
+    {family: rate or None}, "ability": {family: float}}], "state": curriculum state}``.
+    Pass a previous trace's ``state`` to continue it.
+    """
+    curriculum = Curriculum.from_state_dict(state) if state else Curriculum(config)
+    rng = random.Random(seed)
+    if state and "rng" in state:
+        rng.setstate(_rng_state(state["rng"]))
+    names = [fam.name for fam in config.families]
+    trace: list[dict[str, Any]] = []
+    start = int(state.get("step", 0)) if state else 0
+    for step in range(start, start + steps):
+        pairs = curriculum.sample(batch, rng)
+        results = [(fam, lv, learner.attempt(fam, lv, rng)) for fam, lv in pairs]
+        curriculum.observe_many(results)
+        trace.append(_trace_step(step, curriculum, learner, names, results))
+    final = {**curriculum.state_dict(), "rng": _rng_json(rng), "step": start + steps}
+    return {
+        "band": list(config.band),
+        "floor": config.floor,
+        "levels": {fam.name: list(fam.levels) for fam in config.families},
+        "steps": trace,
+        "state": final,
+    }
+
+
+def _trace_step(
+    step: int,
+    curriculum: Curriculum,
+    learner: SyntheticLearner,
+    names: list[str],
+    results: list[tuple[str, int, bool]],
+) -> dict[str, Any]:
+    batch_rate = {}
+    for name in names:
+        mine = [ok for fam, _, ok in results if fam == name]
+        batch_rate[name] = sum(mine) / len(mine) if mine else None
+    return {
+        "step": step,
+        "distribution": {n: [round(p, 6) for p in curriculum.distributions[n]] for n in names},
+        "success_rate": batch_rate,
+        "rolling_success": {n: curriculum.success_rate(n) for n in names},
+        "ability": {n: round(learner.abilities.get(n, learner.default_ability), 6) for n in names},
+    }
+
+
+def _rng_json(rng: random.Random) -> list[Any]:
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _rng_state(data: Sequence[Any]) -> tuple[Any, ...]:
+    return (data[0], tuple(data[1]), data[2])
