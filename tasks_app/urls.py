@@ -1,12 +1,15 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from tasks_app.api import verifiers
+from tasks_app.api import families, verifiers
 
 router = SimpleRouter()
+router.register("families", families.FamilyViewSet, basename="family")
+router.register("pool-versions", families.PoolVersionViewSet, basename="pool-version")
 router.register("verifiers", verifiers.VerifierViewSet, basename="verifier")
 
 urlpatterns = [
+    path("family-kinds/", families.FamilyKindsView.as_view(), name="family-kinds"),
     path("verifier-kinds/", verifiers.LayerKindsView.as_view(), name="verifier-kinds"),
     path("verifiers/playground/", verifiers.PlaygroundView.as_view(), name="verifier-playground"),
     *router.urls,

@@ -213,3 +213,9 @@ SPECTACULAR_SETTINGS.update(
     }
 )
 INSTALLED_APPS.append("drf_spectacular_sidecar")
+
+# --- task pools -------------------------------------------------------------------------
+# Extra family kinds: {"kind-name": "dotted.module.path"}, merged over the built-in ones.
+TASK_FAMILY_KINDS: dict[str, str] = {}
+TASK_IMPORT_MAX_BYTES = env_int("TASK_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
+TASK_IMPORT_MAX_ROWS = env_int("TASK_IMPORT_MAX_ROWS", 1_000_000)

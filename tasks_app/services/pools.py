@@ -1,0 +1,373 @@
+"""Task families and their immutable pool versions: generate, import, edit, inspect.
+
+A new version is written in one transaction: the version row and all its tasks, or
+nothing. A version whose content hash equals the latest one's is not minted twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from crucible.accounts.models import Team
+from crucible.accounts.services import record
+from tasks_app.families import common as kinds_common
+from tasks_app.families.base import Task
+from tasks_app.families.registry import UnknownKind, load_kind
+from tasks_app.models import PoolTask, PoolVersion, TaskFamily
+from tasks_app.pools import versions
+from tasks_app.pools.dedup import Deduper, DedupReport
+from tasks_app.pools.grading import FieldGrading
+from tasks_app.pools.importers import Limits
+from tasks_app.pools.pipeline import ImportSpec, plan_import
+
+from .errors import field_errors
+
+WRITE_BATCH = 5_000
+BUNDLED_DATASETS = {
+    "humaneval": ("python-function", "humaneval/HumanEval.jsonl.gz"),
+    "gsm8k": ("math-word", "gsm8k/test.jsonl"),
+}
+
+
+def extra_kinds() -> dict[str, str]:
+    return dict(getattr(settings, "TASK_FAMILY_KINDS", {}))
+
+
+def kind_module(kind: str) -> ModuleType:
+    try:
+        return load_kind(kind, extra_kinds())
+    except UnknownKind as exc:
+        raise field_errors([("kind", str(exc.args[0]))]) from exc
+
+
+def checked_params(kind: ModuleType, params: dict[str, Any] | None) -> dict[str, Any]:
+    try:
+        return kinds_common.validate_params(kind.params_schema, params)
+    except kinds_common.ParamsInvalid as exc:
+        raise field_errors(exc.errors.items(), prefix="params") from exc
+
+
+def import_limits() -> Limits:
+    return Limits(max_bytes=settings.TASK_IMPORT_MAX_BYTES, max_rows=settings.TASK_IMPORT_MAX_ROWS)
+
+
+@transaction.atomic
+def create_family(user: AbstractBaseUser, team: Team, **fields: Any) -> TaskFamily:
+    kind = kind_module(fields["kind"])
+    fields["params"] = checked_params(kind, fields.get("params"))
+    family = TaskFamily.objects.create(team=team, created_by=user, **fields)
+    record(
+        user,
+        "family.created",
+        family,
+        team=team,
+        changes={"kind": family.kind, "name": family.name},
+    )
+    return family
+
+
+# --- generation -------------------------------------------------------------------------
+
+
+def generated_tasks(family: TaskFamily, counts: dict[int, int], seed: int) -> list[Task]:
+    """``counts[level]`` tasks per difficulty level from the kind's seeded generator."""
+    kind = kind_module(family.kind)
+    if not kind.procedural:
+        raise field_errors([("source", f"kind {family.kind!r} has no generator; import a dataset")])
+    bad = sorted(set(counts) - set(kind.difficulty_levels))
+    if bad:
+        raise field_errors(
+            [("counts", f"unknown levels {bad}; the kind has {list(kind.difficulty_levels)}")]
+        )
+    params = checked_params(kind, family.params)
+    tasks: list[Task] = []
+    for level, n in sorted(counts.items()):
+        tasks.extend(kind.generate(n, difficulty=level, seed=seed, params=params))
+    return [_with_template(family, kind, task) for task in tasks]
+
+
+def _with_template(family: TaskFamily, kind: ModuleType, task: Task) -> Task:
+    """Tasks keep the kind's prompt unless the family overrides the template."""
+    if not family.prompt_template:
+        return task
+    question = task.meta.get("question", task.prompt)
+    try:
+        prompt = family.prompt_template.format(question=question, **task.meta)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise field_errors([("prompt_template", f"cannot be filled: {exc}")]) from exc
+    return Task(task.family, prompt, task.expected, task.difficulty, task.source_id, task.meta)
+
+
+def dedup_tasks(tasks: list[Task], *, near: bool) -> tuple[list[Task], DedupReport]:
+    deduper = Deduper(near=near)
+    for row, task in enumerate(tasks, start=1):
+        deduper.add(row, task.prompt)
+    report = deduper.finish()
+    kept = set(report.kept)
+    return [t for row, t in enumerate(tasks, start=1) if row in kept], report
+
+
+def preview(
+    tasks: list[Task], family: TaskFamily, *, near: bool, samples: int = 8
+) -> dict[str, Any]:
+    kept, report = dedup_tasks(tasks, near=near)
+    planned = versions.plan_tasks(kept, family.held_out_fraction)
+    summary = versions.summarise(
+        ((p.content_hash, p.task.difficulty) for p in planned), family.held_out_fraction
+    )
+    return {
+        "rows_read": len(tasks),
+        "dedup": report.to_dict(),
+        "version": summary.to_dict(),
+        "samples": [_sample(p) for p in planned[:samples]],
+    }
+
+
+def _sample(planned: versions.PlannedTask) -> dict[str, Any]:
+    task = planned.task
+    return {
+        "prompt": task.prompt,
+        "expected": task.expected,
+        "difficulty": task.difficulty,
+        "split": planned.split,
+        "content_hash": planned.content_hash,
+        "source_id": task.source_id,
+    }
+
+
+def version_from_tasks(
+    user: AbstractBaseUser,
+    family: TaskFamily,
+    tasks: list[Task],
+    *,
+    source: str,
+    detail: dict[str, Any],
+    near: bool,
+    note: str = "",
+) -> tuple[PoolVersion, bool]:
+    kept, report = dedup_tasks(tasks, near=near)
+    planned = versions.plan_tasks(kept, family.held_out_fraction)
+    summary = versions.summarise(
+        ((p.content_hash, p.task.difficulty) for p in planned), family.held_out_fraction
+    )
+    return write_version(
+        user,
+        family,
+        iter(planned),
+        summary,
+        report.to_dict(),
+        source=source,
+        detail={**detail, "rows_read": len(tasks)},
+        note=note,
+    )
+
+
+# --- import -----------------------------------------------------------------------------
+
+
+def import_file(
+    user: AbstractBaseUser,
+    family: TaskFamily,
+    path: Path,
+    *,
+    fmt: str | None,
+    mapping: dict[str, str],
+    near: bool = True,
+    note: str = "",
+    filename: str = "",
+    progress: Callable[[int], None] | None = None,
+) -> tuple[PoolVersion, bool]:
+    """Validate, de-duplicate and write an uploaded file as a new version, or reject it whole."""
+    kind = kind_module(family.kind)
+    spec = ImportSpec(
+        kind=family.kind,
+        mapping=mapping,
+        params=checked_params(kind, family.params),
+        fmt=fmt,
+        limits=import_limits(),
+        near_duplicates=near,
+        held_out_fraction=family.held_out_fraction,
+        grading=FieldGrading(),
+        extra_kinds=extra_kinds(),
+    )
+    plan = plan_import(path, spec, progress=progress)  # raises ImportRejected
+    detail = {
+        "filename": filename or path.name,
+        "format": fmt,
+        "mapping": mapping,
+        "rows_read": plan.rows_read,
+    }
+    return write_version(
+        user,
+        family,
+        plan.iter_tasks(),
+        plan.summary,
+        plan.dedup.to_dict(),
+        source=PoolVersion.Source.UPLOAD,
+        detail=detail,
+        note=note,
+    )
+
+
+def import_bundled(
+    user: AbstractBaseUser, family: TaskFamily, dataset: str, note: str = ""
+) -> tuple[PoolVersion, bool]:
+    if dataset not in BUNDLED_DATASETS:
+        raise field_errors(
+            [("dataset", f"unknown dataset {dataset!r}; bundled: {sorted(BUNDLED_DATASETS)}")]
+        )
+    kind_name, relative = BUNDLED_DATASETS[dataset]
+    if family.kind != kind_name:
+        raise field_errors(
+            [("dataset", f"{dataset} holds {kind_name} tasks; this family is {family.kind}")]
+        )
+    path = Path(settings.SHARED_DATASETS_DIR) / relative
+    if not path.exists():
+        raise field_errors([("dataset", f"{dataset} is not installed at {path}")])
+    kind = kind_module(kind_name)
+    tasks = kind.import_humaneval(path) if dataset == "humaneval" else kind.import_gsm8k(path)
+    return version_from_tasks(
+        user,
+        family,
+        tasks,
+        source=PoolVersion.Source.DATASET,
+        detail={"dataset": dataset},
+        near=False,
+        note=note,
+    )
+
+
+# --- edits ------------------------------------------------------------------------------
+
+
+def edit_version(
+    user: AbstractBaseUser, base: PoolVersion, *, remove: Iterable[str] = (), note: str = ""
+) -> tuple[PoolVersion, bool]:
+    """A new version: ``base`` without the tasks whose content hashes are in ``remove``."""
+    removed = set(remove)
+    unknown = removed - set(base.tasks.values_list("content_hash", flat=True))
+    if unknown:
+        raise field_errors(
+            [("remove", f"{len(unknown)} hash(es) are not in version {base.number}")]
+        )
+    kept = [task_from_row(row) for row in base.tasks.exclude(content_hash__in=removed).iterator()]
+    return version_from_tasks(
+        user,
+        base.family,
+        kept,
+        source=PoolVersion.Source.EDIT,
+        detail={"base": base.number, "removed": len(removed)},
+        near=False,
+        note=note,
+    )
+
+
+def task_from_row(row: PoolTask) -> Task:
+    meta = dict(row.meta)
+    family = meta.pop("family", "")
+    return Task(
+        family=family,
+        prompt=row.prompt,
+        expected=row.expected,
+        difficulty=row.difficulty,
+        source_id=row.source_id,
+        meta=meta,
+    )
+
+
+# --- writing ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def write_version(
+    user: AbstractBaseUser | None,
+    family: TaskFamily,
+    planned: Iterator[versions.PlannedTask],
+    summary: versions.VersionSummary,
+    dedup: dict[str, Any],
+    *,
+    source: str,
+    detail: dict[str, Any],
+    note: str = "",
+) -> tuple[PoolVersion, bool]:
+    """Write a version and its tasks in one transaction; (existing latest, False) if identical."""
+    family = TaskFamily.objects.select_for_update().get(pk=family.pk)
+    latest = family.latest_version()
+    if latest is not None and latest.content_hash == summary.content_hash:
+        return latest, False
+    if summary.task_count == 0:
+        raise field_errors([("tasks", "a version needs at least one task")])
+    version = PoolVersion.objects.create(
+        family=family,
+        number=(latest.number + 1) if latest else 1,
+        parent=latest,
+        content_hash=summary.content_hash,
+        source=source,
+        source_detail=detail,
+        held_out_fraction=summary.held_out_fraction,
+        task_count=summary.task_count,
+        train_count=summary.train_count,
+        held_out_count=summary.held_out_count,
+        difficulty_histogram=_histogram_by_split(),
+        dedup=dedup,
+        note=note,
+        created_by=user,
+    )
+    histogram = _write_tasks(version, planned)
+    version.difficulty_histogram = histogram
+    if latest is not None:
+        old = latest.tasks.values_list("content_hash", flat=True).iterator()
+        version.diff = {"against": latest.number, **versions.diff(old, _hashes(version)).to_dict()}
+    version.save(allow_update=True, update_fields=["difficulty_histogram", "diff"])
+    record(
+        user,
+        "pool.version_created",
+        version,
+        team=family.team,
+        changes={"number": version.number, "tasks": version.task_count, "source": source},
+    )
+    return version, True
+
+
+def _histogram_by_split() -> dict[str, dict[str, int]]:
+    return {"train": {}, "held_out": {}}
+
+
+def _hashes(version: PoolVersion) -> Iterator[str]:
+    return version.tasks.values_list("content_hash", flat=True).iterator()
+
+
+def _write_tasks(
+    version: PoolVersion, planned: Iterator[versions.PlannedTask]
+) -> dict[str, dict[str, int]]:
+    histogram = _histogram_by_split()
+    batch: list[PoolTask] = []
+    for position, item in enumerate(planned):
+        task = item.task
+        level = histogram[item.split]
+        level[str(task.difficulty)] = level.get(str(task.difficulty), 0) + 1
+        batch.append(
+            PoolTask(
+                version=version,
+                position=position,
+                content_hash=item.content_hash,
+                prompt=task.prompt,
+                expected=task.expected,
+                difficulty=task.difficulty,
+                split=item.split,
+                source_id=task.source_id,
+                meta={**task.meta, "family": task.family},
+            )
+        )
+        if len(batch) >= WRITE_BATCH:
+            PoolTask.objects.bulk_create(batch)
+            batch.clear()
+    PoolTask.objects.bulk_create(batch)
+    return histogram
