@@ -100,12 +100,17 @@ def generate(
     common.validate_params(params_schema, params)
     common.check_level(difficulty_levels, difficulty)
     rng = common.seeded_rng(seed, name, difficulty, n)
-    tasks = []
-    for _ in range(n):
+    return [_generated(rng, difficulty) for _ in range(n)]
+
+
+def _generated(rng: random.Random, difficulty: int) -> Task:
+    """A database and question whose answer has rows: an empty answer teaches nothing."""
+    while True:
         schema_sql = _database(rng, ROWS[difficulty])
         question, reference_sql, ordered = _QUESTIONS[difficulty](rng)
-        tasks.append(_task(schema_sql, question, reference_sql, ordered, difficulty, ""))
-    return tasks
+        task = _task(schema_sql, question, reference_sql, ordered, difficulty, "")
+        if task.expected["expected_rows"]:
+            return task
 
 
 def _database(rng: random.Random, rows: int) -> str:
