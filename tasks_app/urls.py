@@ -1,12 +1,13 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from tasks_app.api import families, verifiers
+from tasks_app.api import curricula, families, verifiers
 
 router = SimpleRouter()
 router.register("families", families.FamilyViewSet, basename="family")
 router.register("pool-versions", families.PoolVersionViewSet, basename="pool-version")
 router.register("verifiers", verifiers.VerifierViewSet, basename="verifier")
+router.register("curricula", curricula.CurriculumViewSet, basename="curriculum")
 
 urlpatterns = [
     path("family-kinds/", families.FamilyKindsView.as_view(), name="family-kinds"),

@@ -1,0 +1,108 @@
+"""Curriculum endpoints: CRUD over a validated config, and the policy preview."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, visible_teams
+from crucible.api.serializers import StrictModelSerializer, StrictSerializer
+from tasks_app.models import Curriculum, PoolVersion
+from tasks_app.services import curricula as services
+
+from .common import TeamSlugField, checked_slug
+
+
+class CurriculumSerializer(StrictModelSerializer):
+    team = TeamSlugField()
+    slug = serializers.SlugField(max_length=60, required=False)
+    config = serializers.JSONField()
+
+    class Meta:
+        model = Curriculum
+        fields = [
+            "id",
+            "team",
+            "name",
+            "slug",
+            "description",
+            "config",
+            "revision",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "revision", "created_at", "updated_at"]
+        validators: list = []
+
+
+class LearnerSerializer(StrictSerializer):
+    ability = serializers.FloatField(default=1.0, min_value=-5, max_value=20)
+    slope = serializers.FloatField(default=2.0, min_value=0.1, max_value=10)
+    learning_rate = serializers.FloatField(default=0.001, min_value=0, max_value=1)
+
+
+class PreviewSerializer(StrictSerializer):
+    config = serializers.JSONField(required=False, help_text="Defaults to the saved config.")
+    steps = serializers.IntegerField(default=300, min_value=1, max_value=services.MAX_PREVIEW_STEPS)
+    batch = serializers.IntegerField(default=32, min_value=1, max_value=1024)
+    seed = serializers.IntegerField(default=0)
+    learner = LearnerSerializer(required=False)
+
+
+class CurriculumViewSet(TeamScopedMixin, viewsets.ModelViewSet):
+    queryset = Curriculum.objects.none()
+    serializer_class = CurriculumSerializer
+    permission_classes = [TeamRolePermission]
+    search_fields = ["name", "slug", "description"]
+    http_method_names = ["get", "post", "patch", "delete"]
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return self.scope(Curriculum.objects.select_related("team"))
+
+    def perform_create(self, serializer: CurriculumSerializer) -> None:
+        data = serializer.validated_data
+        team = self.team_for_write(data.pop("team", None))
+        slug = checked_slug(Curriculum, team, data.pop("slug", None), data["name"])
+        serializer.instance = services.create_curriculum(self.request.user, team, slug=slug, **data)
+
+    def perform_update(self, serializer: CurriculumSerializer) -> None:
+        serializer.validated_data.pop("team", None)
+        serializer.instance = services.update_curriculum(
+            self.request.user, serializer.instance, **serializer.validated_data
+        )
+
+    @extend_schema(
+        request=PreviewSerializer, responses=OpenApiResponse(description="Simulated trace")
+    )
+    @action(detail=False, methods=["post"], url_path="preview")
+    def preview_config(self, request: Request) -> Response:
+        return self._preview(request, None)
+
+    @extend_schema(
+        request=PreviewSerializer, responses=OpenApiResponse(description="Simulated trace")
+    )
+    @action(detail=True, methods=["post"])
+    def preview(self, request: Request, pk: str | None = None) -> Response:
+        return self._preview(request, self.get_object())
+
+    def _preview(self, request: Request, curriculum: Curriculum | None) -> Response:
+        body = PreviewSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        config = data.get("config") or (curriculum.config if curriculum else None)
+        if config is None:
+            raise serializers.ValidationError({"config": ["This field is required."]})
+        versions = PoolVersion.objects.filter(family__team__in=visible_teams(request))
+        return Response(
+            services.preview(
+                config,
+                versions,
+                steps=data["steps"],
+                batch=data["batch"],
+                seed=data["seed"],
+                learner=data.get("learner") or {},
+            )
+        )
