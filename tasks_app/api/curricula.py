@@ -75,7 +75,9 @@ class CurriculumViewSet(TeamScopedMixin, viewsets.ModelViewSet):
         )
 
     @extend_schema(
-        request=PreviewSerializer, responses=OpenApiResponse(description="Simulated trace")
+        request=PreviewSerializer,
+        responses=OpenApiResponse(description="Simulated trace"),
+        operation_id="curricula_preview_config",
     )
     @action(detail=False, methods=["post"], url_path="preview")
     def preview_config(self, request: Request) -> Response:
