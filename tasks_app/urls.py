@@ -13,5 +13,6 @@ urlpatterns = [
     path("family-kinds/", families.FamilyKindsView.as_view(), name="family-kinds"),
     path("verifier-kinds/", verifiers.LayerKindsView.as_view(), name="verifier-kinds"),
     path("verifiers/playground/", verifiers.PlaygroundView.as_view(), name="verifier-playground"),
+    path("sandbox/", verifiers.SandboxView.as_view(), name="sandbox"),
     *router.urls,
 ]

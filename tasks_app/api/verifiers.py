@@ -215,3 +215,11 @@ class LayerKindsView(APIView):
         return Response(
             {"layers": pure.describe_layer_kinds(), "extractors": pure.describe_extractors()}
         )
+
+
+class SandboxView(APIView):
+    @extend_schema(responses=OpenApiResponse(description="Active isolation layers and warnings"))
+    def get(self, request: Request) -> Response:
+        from tasks_app import sandbox
+
+        return Response(sandbox.capabilities())

@@ -134,3 +134,37 @@ def test_it_lets_viewers_read_but_not_write(api, client_for, team, teammate):
         == 403
     )
     assert create(viewer, spec=NUMERIC).status_code == 403
+
+
+def test_it_reports_the_sandboxs_active_isolation_layers(api):
+    caps = api.get("/api/v1/sandbox/").json()
+    assert set(caps["namespaces"]) >= {"pid", "mount", "network"}
+    assert "warnings" in caps and isinstance(caps["prefork"], bool)
+
+
+def test_it_runs_unit_tests_in_the_sandbox_from_the_playground(api):
+    spec = {"extract": "python_block", "layers": [{"kind": "python_ast"}, {"kind": "unit_tests"}]}
+    expected = {
+        "entry_point": "add",
+        "tests": "def check(candidate):\n    assert candidate(2, 3) == 5\n",
+    }
+    good = api.post(
+        "/api/v1/verifiers/playground/",
+        {
+            "spec": spec,
+            "expected": expected,
+            "response": "```python\ndef add(a, b):\n    return a + b\n```",
+        },
+        format="json",
+    ).json()
+    bad = api.post(
+        "/api/v1/verifiers/playground/",
+        {
+            "spec": spec,
+            "expected": expected,
+            "response": "```python\ndef add(a, b):\n    return a - b\n```",
+        },
+        format="json",
+    ).json()
+    assert good["passed"] is True
+    assert bad["passed"] is False and bad["error_type"] == "wrong_answer"
