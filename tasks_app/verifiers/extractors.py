@@ -47,7 +47,8 @@ def _block_in(language: str) -> Extractor:
         blocks = fenced_blocks(response)
         tagged = [body for lang, body in blocks if lang in _LANGUAGES[language]]
         untagged = [body for lang, body in blocks if not lang]
-        return (tagged or untagged or [None])[0]
+        found = tagged or untagged
+        return found[0] if found else None
 
     extract.__name__ = f"{language}_block"
     extract.__doc__ = f"The first ```{language} block (or the first untagged block)."

@@ -22,6 +22,7 @@ STATUS_ERRORS: dict[str, ErrorType] = {
     "forbidden": ErrorType.FORBIDDEN,
 }
 
+_SANDBOX_FAILURE = "sandbox failure"  # detail prefix when the sandbox itself failed
 _LIMITS: dict[str, Any] = {
     "timeout": number(minimum=0.1, default=5.0, maximum=120, description="seconds of wall time"),
     "memory_mb": {"type": "integer", "minimum": 16, "maximum": 16384, "default": 256},
@@ -74,6 +75,8 @@ class UnitTests(Layer):
         info = {"status": result.status, "tests_passed": passed, "tests_total": total}
         info["sandbox_seconds"] = round(result.seconds, 4)
         error_type = STATUS_ERRORS.get(result.status, ErrorType.SANDBOX_ERROR)
+        if result.detail.startswith(_SANDBOX_FAILURE):  # the sandbox broke, not the code
+            error_type = ErrorType.SANDBOX_ERROR
         score = passed / total if passed is not None and total else float(result.status == "passed")
         if error_type is ErrorType.NONE:
             return self.ok(1.0, result.detail, **info)

@@ -49,7 +49,7 @@ class Length(Layer):
         self, extracted: str, response: str, expected: Expected, context: Context
     ) -> LayerResult:
         text = response if self.params.get("target", "response") == "response" else extracted
-        counts = {"chars": len(text), "tokens": len(text.split())}
+        counts: dict[str, Any] = {"chars": len(text), "tokens": len(text.split())}
         for unit, count in counts.items():
             problem = self._out_of_range(unit, count)
             if problem:

@@ -32,7 +32,8 @@ def load_judge_model(model_path: str, device: str = "cpu") -> tuple[Any, Any]:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             tokenizer = AutoTokenizer.from_pretrained(model_path)
-            model = AutoModelForCausalLM.from_pretrained(model_path).to(device).eval()
+            model = AutoModelForCausalLM.from_pretrained(model_path)
+            model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' stubs
             _models[(model_path, device)] = (tokenizer, model)
         return _models[(model_path, device)]
 

@@ -52,7 +52,7 @@ def _deadline(until: float) -> Callable[[], int]:
     return lambda: int(time.monotonic() > until)  # non-zero interrupts the statement
 
 
-def classify(exc: sqlite3.Error, statement: str) -> SqlProblem:
+def classify(exc: sqlite3.Error | sqlite3.Warning, statement: str) -> SqlProblem:
     """Map SQLite's complaint onto the taxonomy."""
     message = str(exc)
     if "not authorized" in message:
@@ -164,7 +164,7 @@ class SqlResult(Layer):
 
     def _compare(self, got: list[Any], want: list[Any], ordered: bool) -> LayerResult:
         same = got == want if ordered else Counter(got) == Counter(want)
-        info = {"rows": len(got), "expected_rows": len(want), "ordered": ordered}
+        info: dict[str, Any] = {"rows": len(got), "expected_rows": len(want), "ordered": ordered}
         if same:
             return self.ok(**info)
         why = "rows are in the wrong order" if Counter(got) == Counter(want) else "rows differ"
