@@ -1,0 +1,32 @@
+import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
+import { useState, type ReactNode } from "react";
+
+import { LiveClient, LiveClientContext, type InvalidationMap } from "@/lib/live";
+import { createQueryClient } from "@/lib/query-client";
+
+/** Event types whose cache keys differ from the first segment of the type. */
+const LIVE_INVALIDATIONS: InvalidationMap = {
+  "token.created": [["tokens"]],
+  "token.revoked": [["tokens"]],
+  "membership.changed": [["teams"], ["auth", "me"]],
+};
+
+export function AppProvider({
+  children,
+  queryClient: given,
+  live = true,
+}: {
+  children: ReactNode;
+  queryClient?: QueryClient;
+  live?: boolean;
+}) {
+  const [queryClient] = useState(() => given ?? createQueryClient());
+  const [liveClient] = useState(() =>
+    live ? new LiveClient({ queryClient, invalidates: LIVE_INVALIDATIONS }) : null,
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <LiveClientContext.Provider value={liveClient}>{children}</LiveClientContext.Provider>
+    </QueryClientProvider>
+  );
+}

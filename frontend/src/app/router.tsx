@@ -1,0 +1,40 @@
+import { createBrowserRouter, Navigate, type RouteObject } from "react-router";
+
+import { LoginRoute } from "@/features/auth/routes/login";
+import { CurriculaRoute } from "@/features/curricula/routes/curricula";
+import { DeploymentsRoute } from "@/features/deployments/routes/deployments";
+import { ExperimentsRoute } from "@/features/experiments/routes/experiments";
+import { OverviewRoute } from "@/features/overview/routes/overview";
+import { ReportsRoute } from "@/features/reports/routes/reports";
+import { TaskFamiliesRoute } from "@/features/task-families/routes/task-families";
+import { TeamSettingsRoute } from "@/features/teams/routes/team-settings";
+import { TokensRoute } from "@/features/tokens/routes/tokens";
+import { VerifiersRoute } from "@/features/verifiers/routes/verifiers";
+
+import { AppLayout } from "./layout/app-layout";
+import { NotFoundRoute } from "./routes/not-found";
+
+export const routes: RouteObject[] = [
+  { path: "/login", element: <LoginRoute /> },
+  {
+    path: "/",
+    element: <AppLayout />,
+    children: [
+      { index: true, element: <OverviewRoute /> },
+      { path: "task-families", element: <TaskFamiliesRoute /> },
+      { path: "verifiers", element: <VerifiersRoute /> },
+      { path: "curricula", element: <CurriculaRoute /> },
+      { path: "experiments", element: <ExperimentsRoute /> },
+      { path: "reports", element: <ReportsRoute /> },
+      { path: "deployments", element: <DeploymentsRoute /> },
+      { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
+      { path: "settings/tokens", element: <TokensRoute /> },
+      { path: "settings/team", element: <TeamSettingsRoute /> },
+      { path: "*", element: <NotFoundRoute /> },
+    ],
+  },
+];
+
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}
