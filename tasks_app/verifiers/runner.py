@@ -19,7 +19,7 @@ from tasks_app.verifiers.extractors import extract
 from tasks_app.verifiers.layers import layer_class
 from tasks_app.verifiers.layers.base import Layer
 from tasks_app.verifiers.reward import total_reward
-from tasks_app.verifiers.spec import Spec, canonical, spec_hash
+from tasks_app.verifiers.spec import FieldError, Spec, SpecError, canonical, spec_hash
 
 
 class Verifier:
@@ -112,7 +112,11 @@ def _cached_verifier(spec_json: str) -> Verifier:
 
 def build_verifier(spec: Spec) -> Verifier:
     """A Verifier for ``spec``, shared between calls with an equal spec. Raises SpecError."""
-    return _cached_verifier(json.dumps(spec, sort_keys=True))
+    try:
+        key = json.dumps(spec, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise SpecError([FieldError("spec", f"must be plain JSON ({exc})")]) from None
+    return _cached_verifier(key)
 
 
 def judge(

@@ -70,6 +70,8 @@ def test_it_shows_timings_and_the_hash_in_the_playground() -> None:
 def test_it_refuses_an_invalid_spec() -> None:
     with pytest.raises(SpecError):
         judge({"extract": "full_text", "layers": []}, "x", {})
+    with pytest.raises(SpecError):
+        judge({"extract": "full_text", "layers": [{"kind": "json_parse"}], "x": {1, 2}}, "x", {})
 
 
 def test_it_reuses_the_verifier_for_an_equal_spec_and_serves_as_a_reward_function() -> None:
