@@ -118,6 +118,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/curricula/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        get: operations["curricula_list"];
+        put?: never;
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        post: operations["curricula_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/curricula/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        get: operations["curricula_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        delete: operations["curricula_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        patch: operations["curricula_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/curricula/{id}/preview/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        post: operations["curricula_preview_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/curricula/preview/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        post: operations["curricula_preview_config"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/families/": {
         parameters: {
             query?: never;
@@ -386,6 +492,22 @@ export interface paths {
          *     - writes need the ``write_role`` in the object's team (viewers read only).
          */
         get: operations["pool_versions_tasks_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["sandbox_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -700,6 +822,28 @@ export interface components {
             readonly created_at: string;
             readonly changes: unknown;
         };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        Curriculum: {
+            readonly id: number;
+            team?: string;
+            name: string;
+            slug?: string;
+            description?: string;
+            config: unknown;
+            readonly revision: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        CurriculumRequest: {
+            team?: string;
+            name: string;
+            slug?: string;
+            description?: string;
+            config: unknown;
+        };
         /**
          * @description * `gsm8k` - gsm8k
          *     * `humaneval` - humaneval
@@ -818,6 +962,24 @@ export interface components {
          */
         LabelEnum: "good" | "bad";
         /** @description Unknown keys in a request body are an error, not silently dropped. */
+        LearnerRequest: {
+            /**
+             * Format: double
+             * @default 1
+             */
+            ability: number;
+            /**
+             * Format: double
+             * @default 2
+             */
+            slope: number;
+            /**
+             * Format: double
+             * @default 0.001
+             */
+            learning_rate: number;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
         LoginRequest: {
             username: string;
             password: string;
@@ -860,6 +1022,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["AuditEvent"][];
+        };
+        PaginatedCurriculumList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Curriculum"][];
         };
         PaginatedExampleList: {
             /** @example 123 */
@@ -997,6 +1174,14 @@ export interface components {
             results: components["schemas"]["VerifierVersion"][];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PatchedCurriculumRequest: {
+            team?: string;
+            name?: string;
+            slug?: string;
+            description?: string;
+            config?: unknown;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedFamilyRequest: {
             team?: string;
             name?: string;
@@ -1072,6 +1257,18 @@ export interface components {
             readonly created_by: string;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PreviewRequest: {
+            /** @description Defaults to the saved config. */
+            config?: unknown;
+            /** @default 300 */
+            steps: number;
+            /** @default 32 */
+            batch: number;
+            /** @default 0 */
+            seed: number;
+            learner?: components["schemas"]["LearnerRequest"];
         };
         /**
          * @description * `viewer` - Viewer
@@ -1330,6 +1527,181 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Me"];
                 };
+            };
+        };
+    };
+    curricula_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedCurriculumList"];
+                };
+            };
+        };
+    };
+    curricula_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurriculumRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CurriculumRequest"];
+                "multipart/form-data": components["schemas"]["CurriculumRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curriculum"];
+                };
+            };
+        };
+    };
+    curricula_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this curriculum. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curriculum"];
+                };
+            };
+        };
+    };
+    curricula_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this curriculum. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    curricula_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this curriculum. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedCurriculumRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedCurriculumRequest"];
+                "multipart/form-data": components["schemas"]["PatchedCurriculumRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curriculum"];
+                };
+            };
+        };
+    };
+    curricula_preview_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this curriculum. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PreviewRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PreviewRequest"];
+                "multipart/form-data": components["schemas"]["PreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description Simulated trace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    curricula_preview_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PreviewRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PreviewRequest"];
+                "multipart/form-data": components["schemas"]["PreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description Simulated trace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1742,6 +2114,24 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PaginatedPoolTaskList"];
                 };
+            };
+        };
+    };
+    sandbox_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Active isolation layers and warnings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
