@@ -92,14 +92,14 @@ def test_it_keeps_writes_inside_its_own_directory(tmp_path: Path) -> None:
     target = tmp_path / "escaped"
     source = (
         "import os\n"
-        "for path in ['/usr/escaped', '/escaped', %r]:\n"
+        f"for path in ['/usr/escaped', '/escaped', {str(target)!r}]:\n"
         "    try:\n"
         "        open(path, 'w').write('x')\n"
         "        print('wrote', path)\n"
         "    except OSError as exc:\n"
         "        print('refused', path, type(exc).__name__)\n"
         "open('/tmp/inside', 'w').write('ok')\n"
-    ) % str(target)
+    )
     result = run_program(source, timeout=2.0)
     assert result.status == "ok", result
     assert "wrote" not in result.stdout
@@ -113,12 +113,12 @@ def test_it_leaks_no_secret_from_the_environment_or_files(tmp_path: Path) -> Non
     source = (
         "import os\n"
         "print(dict(os.environ))\n"
-        "for path in [%r, '/proc/1/environ', '/proc/self/environ', '/work/main/.env', '/etc/passwd']:\n"
+        "for path in [{!r}, '/proc/1/environ', '/proc/self/environ', '/work/main/.env', '/etc/passwd']:\n"
         "    try:\n"
         "        print(open(path).read())\n"
         "    except OSError as exc:\n"
         "        print('refused', path, type(exc).__name__)\n"
-    ) % str(tmp_path / ".env")
+    ).format(str(tmp_path / ".env"))
     try:
         result = run_program(source, timeout=2.0)
     finally:

@@ -35,8 +35,8 @@ def test_it_passes_every_canonical_solution_and_fails_a_mutant_of_each() -> None
     with ThreadPoolExecutor(2) as pool:
         canonical = list(pool.map(lambda p: verdict(p, humaneval.solution(p)), problems))
         mutants = list(pool.map(first_failing_mutant, problems))
-    assert [p["task_id"] for p, v in zip(problems, canonical) if v != "passed"] == []
-    assert [p["task_id"] for p, m in zip(problems, mutants) if m is None] == []
+    assert [p["task_id"] for p, v in zip(problems, canonical, strict=True) if v != "passed"] == []
+    assert [p["task_id"] for p, m in zip(problems, mutants, strict=True) if m is None] == []
 
 
 def test_it_counts_the_asserts_of_a_humaneval_check() -> None:
