@@ -167,11 +167,12 @@ def _doc_blocks(starts: np.ndarray, size: int) -> Iterable[tuple[int, int]]:
 
 
 @lru_cache(maxsize=64)
-def lsh_params(threshold: float, num_perm: int, fn_weight: float = 0.5) -> tuple[int, int]:
+def lsh_params(threshold: float, num_perm: int, recall_weight: float = 0.5) -> tuple[int, int]:
     """(bands, rows per band) minimising weighted false positive + false negative mass.
 
     The same criterion as datasketch's ``MinHashLSH`` (areas under the S-curve
-    ``1 - (1 - s**r)**b`` below and above the threshold); a higher ``fn_weight`` favours recall.
+    ``1 - (1 - s**r)**b`` below and above the threshold); a higher ``recall_weight`` favours
+    recall.
     """
     best, best_err = (1, num_perm), float("inf")
     lo, hi = np.linspace(0.0, threshold, 401), np.linspace(threshold, 1.0, 401)
@@ -179,7 +180,7 @@ def lsh_params(threshold: float, num_perm: int, fn_weight: float = 0.5) -> tuple
         for r in range(1, num_perm // b + 1):
             fp = np.trapezoid(1 - (1 - lo**r) ** b, lo)
             fn = np.trapezoid((1 - hi**r) ** b, hi)
-            err = (1 - fn_weight) * fp + fn_weight * fn
+            err = (1 - recall_weight) * fp + recall_weight * fn
             if err < best_err:
                 best, best_err = (b, r), err
     return best
@@ -212,9 +213,12 @@ class Deduper:
         ngram: int = 3,
         seed: int = 1,
         chunk_rows: int = 8192,
+        recall_weight: float = 0.8,
     ) -> None:
+        # recall_weight > 0.5 picks more, shorter bands: fewer missed pairs near the
+        # threshold, more candidates for the similarity check to turn away.
         self.near, self.threshold, self.chunk_rows = near, threshold, chunk_rows
-        self.bands, self.rows_per_band = lsh_params(threshold, num_perm)
+        self.bands, self.rows_per_band = lsh_params(threshold, num_perm, recall_weight)
         self._hasher = MinHasher(num_perm, ngram, seed)
         self._band_mult = _splitmix(np.arange(1, self.rows_per_band + 1, dtype=np.uint64))
         self._exact: dict[bytes, int] = {}
