@@ -2,6 +2,7 @@ import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 
 import { LiveClient, LiveClientContext, type InvalidationMap } from "@/lib/live";
+import { meQueryKey } from "@/lib/auth";
 import { createQueryClient } from "@/lib/query-client";
 
 /** Event types whose cache keys differ from the first segment of the type. */
@@ -22,7 +23,13 @@ export function AppProvider({
 }) {
   const [queryClient] = useState(() => given ?? createQueryClient());
   const [liveClient] = useState(() =>
-    live ? new LiveClient({ queryClient, invalidates: LIVE_INVALIDATIONS }) : null,
+    live
+      ? new LiveClient({
+          queryClient,
+          invalidates: LIVE_INVALIDATIONS,
+          onUnauthenticated: () => void queryClient.invalidateQueries({ queryKey: meQueryKey }),
+        })
+      : null,
   );
   return (
     <QueryClientProvider client={queryClient}>

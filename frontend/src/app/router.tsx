@@ -13,24 +13,32 @@ import { VerifiersRoute } from "@/features/verifiers/routes/verifiers";
 
 import { AppLayout } from "./layout/app-layout";
 import { NotFoundRoute } from "./routes/not-found";
+import { RouteError } from "./routes/route-error";
 
 export const routes: RouteObject[] = [
-  { path: "/login", element: <LoginRoute /> },
+  { path: "/login", element: <LoginRoute />, errorElement: <RouteError /> },
   {
     path: "/",
     element: <AppLayout />,
+    errorElement: <RouteError />,
     children: [
-      { index: true, element: <OverviewRoute /> },
-      { path: "task-families", element: <TaskFamiliesRoute /> },
-      { path: "verifiers", element: <VerifiersRoute /> },
-      { path: "curricula", element: <CurriculaRoute /> },
-      { path: "experiments", element: <ExperimentsRoute /> },
-      { path: "reports", element: <ReportsRoute /> },
-      { path: "deployments", element: <DeploymentsRoute /> },
-      { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
-      { path: "settings/tokens", element: <TokensRoute /> },
-      { path: "settings/team", element: <TeamSettingsRoute /> },
-      { path: "*", element: <NotFoundRoute /> },
+      {
+        // Errors inside a page keep the header and navigation around them.
+        errorElement: <RouteError />,
+        children: [
+          { index: true, element: <OverviewRoute /> },
+          { path: "task-families", element: <TaskFamiliesRoute /> },
+          { path: "verifiers", element: <VerifiersRoute /> },
+          { path: "curricula", element: <CurriculaRoute /> },
+          { path: "experiments", element: <ExperimentsRoute /> },
+          { path: "reports", element: <ReportsRoute /> },
+          { path: "deployments", element: <DeploymentsRoute /> },
+          { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
+          { path: "settings/tokens", element: <TokensRoute /> },
+          { path: "settings/team", element: <TeamSettingsRoute /> },
+          { path: "*", element: <NotFoundRoute /> },
+        ],
+      },
     ],
   },
 ];

@@ -7,12 +7,12 @@ class FakeSocket {
   static made: FakeSocket[] = [];
   onopen: (() => void) | null = null;
   onmessage: ((message: { data: unknown }) => void) | null = null;
-  onclose: (() => void) | null = null;
+  onclose: ((event: { code: number }) => void) | null = null;
   constructor(readonly url: string) {
     FakeSocket.made.push(this);
   }
-  close() {
-    this.onclose?.();
+  close(code = 1006) {
+    this.onclose?.({ code });
   }
 }
 
@@ -54,6 +54,7 @@ describe("live client", () => {
     socket.onmessage?.({ data: JSON.stringify({ type: "run.metrics", run: 3 }) });
     socket.onmessage?.({ data: JSON.stringify({ type: "token.created" }) });
     socket.onmessage?.({ data: "not json" });
+    socket.onmessage?.({ data: JSON.stringify({ type: "hello", groups: [] }) });
     vi.advanceTimersByTime(200);
 
     expect(invalidate.mock.calls.map(([filters]) => filters?.queryKey)).toEqual([["run"], ["tokens"]]);
@@ -84,8 +85,25 @@ describe("live client", () => {
     expect(FakeSocket.made).toHaveLength(4);
   });
 
+  it("stops retrying and reports when the session is gone", () => {
+    const onUnauthenticated = vi.fn();
+    const client = new LiveClient({
+      queryClient: new QueryClient(),
+      url: "ws://test/ws/events/",
+      createSocket: (url) => new FakeSocket(url) as unknown as WebSocket,
+      onUnauthenticated,
+    });
+    client.start();
+    FakeSocket.made[0]!.close(4401);
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.made).toHaveLength(1);
+    expect(onUnauthenticated).toHaveBeenCalledOnce();
+    expect(client.getStatus()).toBe("offline");
+  });
+
   it("falls back to the first segment of an event type", () => {
     expect(keysForEvent("experiment.updated")).toEqual([["experiment"]]);
     expect(keysForEvent("token.created", { "token.created": [["tokens"]] })).toEqual([["tokens"]]);
+    expect(keysForEvent("hello")).toEqual([]);
   });
 });

@@ -15,6 +15,8 @@ export type LiveClientOptions = {
   invalidates?: InvalidationMap;
   url?: string;
   createSocket?: (url: string) => WebSocket;
+  /** Called when the server refuses the connection because the session ended. */
+  onUnauthenticated?: () => void;
   /** Delay before reconnect attempt `n` (0-based), in milliseconds. */
   backoff?: (attempt: number) => number;
   /** How long invalidations are gathered before they are applied, in milliseconds. */
@@ -32,8 +34,15 @@ export function defaultBackoff(attempt: number): number {
   return base + Math.random() * base * 0.25;
 }
 
+/** Messages about the connection itself, which say nothing about any data. */
+const CONTROL_TYPES = new Set(["hello", "ping", "pong", "error"]);
+
+/** The server closes with 4401 when the session is gone (see crucible/realtime/consumers.py). */
+export const CLOSE_UNAUTHENTICATED = 4401;
+
 /** "run.updated" invalidates ["run"] unless the map names the keys for that type. */
 export function keysForEvent(type: string, invalidates: InvalidationMap = {}): QueryKey[] {
+  if (CONTROL_TYPES.has(type)) return [];
   return invalidates[type] ?? [[type.split(".")[0]]];
 }
 
@@ -60,7 +69,8 @@ export class LiveClient {
   private pending = new Map<string, QueryKey>();
   private statusListeners = new Set<() => void>();
   private eventListeners = new Set<(event: LiveEvent) => void>();
-  private readonly options: Required<Omit<LiveClientOptions, "url">> & { url?: string };
+  private readonly options: Required<Omit<LiveClientOptions, "url" | "onUnauthenticated">> &
+    Pick<LiveClientOptions, "url" | "onUnauthenticated">;
 
   constructor(options: LiveClientOptions) {
     this.options = {
@@ -112,10 +122,16 @@ export class LiveClient {
       const event = parseEvent(message.data);
       if (event) this.handle(event);
     };
-    socket.onclose = () => {
+    socket.onclose = (event: CloseEvent) => {
       if (this.socket !== socket) return;
       this.socket = null;
       this.setStatus("offline");
+      if (event.code === CLOSE_UNAUTHENTICATED) {
+        // Retrying cannot help; the app re-checks the session and leaves for /login.
+        this.running = false;
+        this.options.onUnauthenticated?.();
+        return;
+      }
       if (this.running) this.scheduleReconnect();
     };
   }
@@ -130,7 +146,9 @@ export class LiveClient {
 
   private handle(event: LiveEvent): void {
     this.eventListeners.forEach((listener) => listener(event));
-    for (const key of keysForEvent(event.type, this.options.invalidates)) {
+    const keys = keysForEvent(event.type, this.options.invalidates);
+    if (keys.length === 0) return;
+    for (const key of keys) {
       this.pending.set(JSON.stringify(key), key);
     }
     // Bursts of events (metrics every step) become one refetch per key.

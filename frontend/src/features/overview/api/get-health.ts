@@ -3,7 +3,8 @@ import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, isApiError } from "@/lib/api-client";
 
 // /healthz is a plain Django view outside the REST API, so it is not in the OpenAPI schema.
-export type HealthCheck = { ok: boolean; detail?: string };
+/** `detail` is a string for most checks and a capability report (an object) for the sandbox. */
+export type HealthCheck = { ok: boolean; detail?: unknown; ms?: number };
 export type Health = {
   status: "ok" | "degraded";
   checks: Record<string, HealthCheck>;

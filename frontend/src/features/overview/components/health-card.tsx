@@ -9,6 +9,18 @@ const CHECK_LABELS: Record<string, string> = {
   sandbox: "Sandbox",
 };
 
+/** One line for a check's detail: its text, its warnings, or the capabilities it reports on. */
+export function describeDetail(detail: unknown): string {
+  if (detail === undefined || detail === null) return "";
+  if (typeof detail !== "object") return String(detail);
+  const report = detail as Record<string, unknown>;
+  if (Array.isArray(report.warnings) && report.warnings.length > 0) {
+    return report.warnings.map(String).join("; ");
+  }
+  const enabled = Object.entries(report).filter(([, value]) => value === true);
+  return enabled.length > 0 ? enabled.map(([key]) => key.replaceAll("_", " ")).join(", ") : "";
+}
+
 function StatusBadge({ status }: { status: "ok" | "degraded" }) {
   return status === "ok" ? (
     <span className="badge badge-success">All systems normal</span>
@@ -35,8 +47,9 @@ export function HealthCard() {
                 </td>
                 <td className="muted">{check.ok ? "OK" : "Failing"}</td>
                 <td className="subtle" style={{ whiteSpace: "normal" }}>
-                  {check.detail}
+                  {describeDetail(check.detail)}
                 </td>
+                <td className="subtle mono">{check.ms !== undefined && `${check.ms} ms`}</td>
               </tr>
             ))}
           </tbody>

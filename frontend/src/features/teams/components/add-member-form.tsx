@@ -5,7 +5,7 @@ import { Field } from "@/components/ui/field";
 
 import { useAddMember } from "../api/add-member";
 import type { Role } from "../api/get-members";
-import { ROLE_LABELS, RoleOptions } from "./roles";
+import { ROLE_HINTS, ROLE_LABELS, RoleOptions } from "./roles";
 
 export function AddMemberForm({ slug }: { slug: string }) {
   const [username, setUsername] = useState("");
@@ -48,6 +48,9 @@ export function AddMemberForm({ slug }: { slug: string }) {
           Add member
         </button>
       </div>
+      <p className="field-hint">
+        {ROLE_LABELS[role]}: {ROLE_HINTS[role]}.
+      </p>
     </form>
   );
 }
