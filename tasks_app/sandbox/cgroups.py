@@ -96,6 +96,13 @@ def create_unit(layout: Layout, name: str, memory_bytes: int, max_pids: int) -> 
     return dirs
 
 
+def set_memory(layout: Layout, name: str, memory_bytes: int) -> None:
+    """Change a unit's memory limit (lowering it before the unit has run any code)."""
+    if layout.memory:
+        key = "memory.max" if layout.v2 else "memory.limit_in_bytes"
+        _write(os.path.join(layout.memory, name), key, str(memory_bytes))
+
+
 def _write(directory: str, name: str, value: str, missing_ok: bool = False) -> None:
     try:
         with open(os.path.join(directory, name), "w") as fh:

@@ -16,7 +16,7 @@ import threading
 import traceback
 from typing import Any
 
-from tasks_app.sandbox import wire
+from tasks_app.sandbox import isolate, wire
 
 CHANNEL_FD = 3
 DETAIL_CAP = 2000
@@ -45,10 +45,19 @@ def _describe(exc: BaseException) -> list[str]:
     return [type(exc).__name__, message]
 
 
-def serve_function(source: str, entry: str) -> None:
-    """Load the solution, then answer call requests until the keeper hangs up."""
+def serve_request() -> None:
+    """Wait, isolated already, for one request; then run it under its own limits."""
     _fresh_stdio()
     chan = socket.socket(fileno=CHANNEL_FD)
+    request = wire.recv(chan)
+    isolate.tighten(isolate.Limits(timeout=request["timeout"], memory_mb=request["memory_mb"]))
+    if request["mode"] == "program":
+        run_program(chan, str(request["source"]))
+    serve_function(chan, str(request["source"]), str(request["entry"]))
+
+
+def serve_function(chan: socket.socket, source: str, entry: str) -> None:
+    """Load the solution, then answer call requests until the keeper hangs up."""
     namespace = _namespace("__solution__")
     try:
         exec(compile(source, "<solution>", "exec"), namespace)
@@ -80,10 +89,8 @@ def _call(function: Any, request: dict[str, Any]) -> dict[str, Any]:
         return {"unsupported": str(exc)[:DETAIL_CAP]}
 
 
-def run_program(source: str) -> None:
+def run_program(chan: socket.socket, source: str) -> None:
     """Run a whole program as ``__main__`` and exit with its status, as ``python FILE`` would."""
-    _fresh_stdio()
-    chan = socket.socket(fileno=CHANNEL_FD)
     status = 0
     try:
         exec(compile(source, "<program>", "exec"), _namespace("__main__"))

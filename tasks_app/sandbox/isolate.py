@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from tasks_app.sandbox import cgroups, linux, seccomp
 
 UNPRIVILEGED_UID = 65534  # "nobody": owns no file the sandbox can see
+BASE_ADDRESS_SPACE = 0  # bytes mapped by the unit before it runs any code
+MAX_MEMORY_MB = 4096  # ceiling a pre-forked unit starts with, before a request lowers it
+IDLE_TIMEOUT = 3600.0  # seconds of CPU a pre-forked unit may have before its request
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 M_ARENA_MAX = -8  # mallopt: one arena, so threads do not each reserve 64 MiB against RLIMIT_AS
 
@@ -79,7 +82,9 @@ class Jail:
 def enter(jail: Jail, stdio: tuple[int, int, int], channel: int) -> None:
     """Apply every enabled layer; the channel ends up as fd 3 and nothing else stays open."""
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL) if linux.IS_LINUX else None
-    address_space = _address_space_bytes(jail.limits)
+    global BASE_ADDRESS_SPACE
+    BASE_ADDRESS_SPACE = _current_address_space()
+    address_space = BASE_ADDRESS_SPACE + (jail.limits.memory_mb << 20)
     if jail.cgroup_dirs:
         cgroups.join(jail.cgroup_dirs)
     if jail.layers.unshare_flags():
@@ -150,14 +155,22 @@ def _reset_interpreter(python_path: tuple[str, ...]) -> None:
         ctypes.CDLL(None).mallopt(M_ARENA_MAX, 1)
 
 
-def _address_space_bytes(limits: Limits) -> int:
-    # Forked from the service, we already map the interpreter; the budget comes on top.
+def _current_address_space() -> int:
+    # Forked from the service, we already map the interpreter; budgets come on top.
     try:
         with open("/proc/self/statm") as fh:
-            current = int(fh.read().split()[0]) * PAGE
+            return int(fh.read().split()[0]) * PAGE
     except OSError:
-        current = 256 << 20
-    return current + (limits.memory_mb << 20)
+        return 256 << 20
+
+
+def tighten(limits: Limits) -> None:
+    """Lower the limits of a pre-forked unit to one request's (lowering needs no privilege)."""
+    memory = BASE_ADDRESS_SPACE + (limits.memory_mb << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(usage.ru_utime + usage.ru_stime) + math.ceil(limits.timeout) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 
 
 def set_rlimits(limits: Limits, address_space: int, cgroup_pids: bool) -> None:

@@ -1,8 +1,8 @@
 """The trusted side of one execution, forked from the service per request.
 
-It reads the sandbox's part of the request (code and limits), forks the sandboxed unit,
-and only then reads the trusted part (tests and prelude), so test data is never in memory
-that the sandboxed process inherited. The tests run here, with the entry point bound to a
+It forks and isolates the sandboxed unit before any request exists, then receives the
+request: the code goes to the unit, the trusted part (tests and prelude) stays here, so
+test data is never in memory that the sandboxed process inherited. The tests run here, with the entry point bound to a
 proxy that calls the sandboxed function over the channel; every comparison happens here.
 """
 
@@ -15,7 +15,7 @@ import os
 import resource
 import signal
 import socket
-from collections.abc import Callable
+import time
 from typing import Any
 
 from tasks_app.sandbox import cgroups, counting, inmate, isolate, wire
@@ -37,23 +37,47 @@ class CandidateError(Exception):
     """The sandboxed function raised an exception that has no safe builtin counterpart."""
 
 
-def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> None:
-    """Serve one request on ``conn``; the caller exits right after."""
+def run_pooled(ctl: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> None:
+    """Pre-fork an isolated unit, then wait for the service to hand over a request.
+
+    The whole isolation set-up (cgroup migration, namespaces, root, seccomp) happens here,
+    before any request exists, so a request only pays for its own code.
+    """
+    unit_name = f"job-{os.getpid()}"
+    ceiling = isolate.Limits(timeout=isolate.IDLE_TIMEOUT, memory_mb=isolate.MAX_MEMORY_MB)
+    dirs: list[str] = []
+    if template.layers.cgroups:
+        dirs = cgroups.create_unit(layout, unit_name, ceiling.cgroup_bytes(), ceiling.max_pids)
+    jail = dataclasses.replace(template, limits=ceiling, cgroup_dirs=dirs)
+    unit = Unit.start(jail, inmate.serve_request, True, FUNCTION_OUTPUT_LIMIT)
+    unit.oom_check = lambda: cgroups.oom_killed(layout, unit_name)
+    _, fds, _, _ = socket.recv_fds(ctl, 16, 1)
+    if not fds:
+        unit.kill()
+        return
+    conn = socket.socket(fileno=fds[0])
+    wire.send(conn, _serve(conn, unit, layout, unit_name))
+
+
+def _serve(
+    conn: socket.socket, unit: Unit, layout: cgroups.Layout, unit_name: str
+) -> dict[str, Any]:
     request = wire.recv(conn)
     limits = _limits(request)
     _arm_backstops(limits.timeout)
-    jail, unit_name = _jail_for(template, layout, limits)
-    oom = lambda: cgroups.oom_killed(layout, unit_name)  # noqa: E731
+    unit.deadline = time.monotonic() + limits.timeout
     try:
+        cgroups.set_memory(layout, unit_name, limits.cgroup_bytes())
+        job = {k: request.get(k) for k in ("mode", "source", "entry")}
+        unit.send({**job, "timeout": limits.timeout, "memory_mb": limits.memory_mb})
         if request.get("mode") == "program":
-            result = _run_program(jail, request, oom)
-        else:
-            result = _check_function(conn, jail, request, oom)
+            return _run_program(unit, request)
+        return _check_function(conn, unit, request)
     except Gone as gone:
-        result = {"status": gone.status, "detail": gone.detail}
+        return {"status": gone.status, "detail": gone.detail}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-    wire.send(conn, result)
+        unit.kill()
 
 
 def _limits(request: dict[str, Any]) -> isolate.Limits:
@@ -76,23 +100,10 @@ def _arm_backstops(timeout: float) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 
 
-def _jail_for(
-    template: isolate.Jail, layout: cgroups.Layout, limits: isolate.Limits
-) -> tuple[isolate.Jail, str]:
-    name = f"job-{os.getpid()}"
-    dirs: list[str] = []
-    if template.layers.cgroups:
-        dirs = cgroups.create_unit(layout, name, limits.cgroup_bytes(), limits.max_pids)
-    return dataclasses.replace(template, limits=limits, cgroup_dirs=dirs), name
-
-
-def _run_program(
-    jail: isolate.Jail, request: dict[str, Any], oom: Callable[[], bool]
-) -> dict[str, Any]:
-    source = str(request["source"])
+def _run_program(unit: Unit, request: dict[str, Any]) -> dict[str, Any]:
     output_limit = int(request.get("output_limit", 64_000))
-    unit = Unit.start(jail, lambda: inmate.run_program(source), True, output_limit)
-    unit.oom_check = oom
+    for captured in unit.out.values():
+        captured.limit = output_limit
     unit.stdin_data = str(request.get("stdin", "")).encode()
     if not unit.stdin_data:
         unit.close_stdin()
@@ -103,8 +114,6 @@ def _run_program(
         status, detail = _program_status(unit, memory_error)
     except Gone as gone:
         status, detail = gone.status, gone.detail
-    finally:
-        unit.kill()
     return {
         "status": status,
         "detail": detail,
@@ -140,24 +149,11 @@ def _exit_code(status: int | None) -> int | None:
     return os.waitstatus_to_exitcode(status)
 
 
-def _check_function(
-    conn: socket.socket,
-    jail: isolate.Jail,
-    request: dict[str, Any],
-    oom: Callable[[], bool],
-) -> dict[str, Any]:
-    source, entry = str(request["source"]), str(request["entry"])
-    serve = lambda: inmate.serve_function(source, entry)  # noqa: E731
-    unit = Unit.start(jail, serve, False, FUNCTION_OUTPUT_LIMIT)
-    unit.oom_check = oom
+def _check_function(conn: socket.socket, unit: Unit, request: dict[str, Any]) -> dict[str, Any]:
     unit.close_stdin()
-    try:
-        trusted = wire.recv(conn)  # only now: the unit cannot have inherited it
-        return Judge(unit, entry).run(
-            str(trusted.get("tests", "")), str(trusted.get("prelude", ""))
-        )
-    finally:
-        unit.kill()
+    trusted = wire.recv(conn)  # the unit was forked before this request even existed
+    tests, prelude = str(trusted.get("tests", "")), str(trusted.get("prelude", ""))
+    return Judge(unit, str(request["entry"])).run(tests, prelude)
 
 
 class Candidate:

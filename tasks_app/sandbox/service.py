@@ -23,6 +23,7 @@ from typing import Any
 from tasks_app.sandbox import cgroups, isolate, keeper, linux, unit
 
 REQUEST_SIZE = 64
+POOL_SIZE = max(2, os.cpu_count() or 2)  # isolated units kept ready for the next requests
 READONLY_PATHS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/dev/null", "/dev/urandom")
 
 
@@ -49,6 +50,7 @@ class Service:
     def __init__(self, control: socket.socket) -> None:
         self.control = control
         self.keepers: dict[int, str] = {}  # keeper pid -> unit name
+        self.idle: list[tuple[int, socket.socket]] = []  # pre-forked keepers, oldest first
         self.root_dir = tempfile.mkdtemp(prefix="sandbox-root-")
         self.layout = cgroups.Layout(None, None, False)
         if os.geteuid() == 0:
@@ -61,6 +63,7 @@ class Service:
         self.template = _template(base, self.capabilities)
 
     def serve(self) -> None:
+        self.fill()
         self.control.sendall(json.dumps(self.capabilities).encode())
         # SIGCHLD wakes the loop so finished keepers are reaped and their cgroups removed
         # at once, not at the next request.
@@ -82,19 +85,41 @@ class Service:
             if not message:
                 return  # the client is gone
             for fd in fds:
-                self.spawn(socket.socket(fileno=fd))
+                self.dispatch(socket.socket(fileno=fd))
 
-    def spawn(self, conn: socket.socket) -> None:
+    def dispatch(self, conn: socket.socket) -> None:
+        """Hand the request's socket to a pre-forked keeper, then top the pool up."""
+        if not self.idle:
+            self.spawn_idle()
+        pid, ctl = self.idle.pop(0)
+        try:
+            socket.send_fds(ctl, [b"go"], [conn.fileno()])
+        except OSError:
+            pass  # the keeper died meanwhile; the client sees its socket close
+        ctl.close()
+        conn.close()
+        self.fill()
+
+    def fill(self) -> None:
+        while len(self.idle) < POOL_SIZE:
+            self.spawn_idle()
+
+    def spawn_idle(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             self.control.close()
+            ours.close()
+            for _, other in self.idle:
+                other.close()
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             try:
-                keeper.run(conn, self.template, self.layout)
+                keeper.run_pooled(theirs, self.template, self.layout)
             finally:
                 os._exit(0)
-        conn.close()
+        theirs.close()
+        self.idle.append((pid, ours))
         self.keepers[pid] = f"job-{pid}"
 
     def reap(self) -> None:
@@ -106,6 +131,9 @@ class Service:
             if pid == 0:
                 return
             name = self.keepers.pop(pid, None)
+            for entry in [e for e in self.idle if e[0] == pid]:
+                self.idle.remove(entry)
+                entry[1].close()
             if name and self.layout.dirs:
                 cgroups.destroy_unit([os.path.join(d, name) for d in self.layout.dirs])
 
