@@ -74,4 +74,15 @@ describe("api", () => {
     const anonymous = await api.get("/api/v1/auth/me/").catch((e: unknown) => e);
     expect(isUnauthenticated(anonymous)).toBe(true);
   });
+
+  it("tells a signed-out 403 from a forbidden one", () => {
+    const signedOut = parseApiError(403, {
+      errors: [{ field: null, code: "not_authenticated", message: "Sign in first." }],
+    });
+    const forbidden = parseApiError(403, {
+      errors: [{ field: null, code: "permission_denied", message: "Admins only." }],
+    });
+    expect(isUnauthenticated(signedOut)).toBe(true);
+    expect(isUnauthenticated(forbidden)).toBe(false);
+  });
 });

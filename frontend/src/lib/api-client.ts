@@ -121,7 +121,14 @@ export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }
 
-/** A 401 or 403 means the session is gone (DRF answers 403 to anonymous session users). */
+const AUTH_CODES = new Set(["not_authenticated", "authentication_failed"]);
+
+/**
+ * The request failed because nobody is signed in: a 401, or a 403 whose code says so
+ * (DRF answers 403 to anonymous session users). A plain 403 is "not allowed", not "signed out".
+ */
 export function isUnauthenticated(error: unknown): boolean {
-  return isApiError(error) && (error.status === 401 || error.status === 403);
+  if (!isApiError(error)) return false;
+  if (error.status === 401) return true;
+  return error.status === 403 && error.errors.some((e) => AUTH_CODES.has(e.code));
 }

@@ -1,7 +1,7 @@
 // The signed-in user (GET /api/v1/auth/me/), shared by the layout and every feature.
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
-import { api, isUnauthenticated } from "@/lib/api-client";
+import { api, isApiError } from "@/lib/api-client";
 import type { components } from "@/api/schema";
 import type { ApiResponse } from "@/lib/api-types";
 
@@ -18,7 +18,8 @@ export async function getMe(signal?: AbortSignal): Promise<Me | null> {
   try {
     return await api.get<Me>(ME_URL, undefined, signal);
   } catch (error) {
-    if (isUnauthenticated(error)) return null;
+    // For this endpoint any 401 or 403 means the session is anonymous.
+    if (isApiError(error) && (error.status === 401 || error.status === 403)) return null;
     throw error;
   }
 }
