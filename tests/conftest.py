@@ -7,6 +7,7 @@ Tests that need PostgreSQL or Redis skip with a reason when those are absent, un
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -97,3 +98,9 @@ def client_for():  # type: ignore[no-untyped-def]
 @pytest.fixture
 def api(client_for, owner):  # type: ignore[no-untyped-def]
     return client_for(owner)
+
+
+# The shared data sets (HumanEval, GSM8K) lie beside the checkout, as in CI.
+DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+HUMANEVAL_PATH = DATASETS / "humaneval" / "HumanEval.jsonl.gz"
+GSM8K_PATH = DATASETS / "gsm8k" / "test.jsonl"

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tasks_app.sandbox import check_function, humaneval
+from tests.conftest import HUMANEVAL_PATH as DATA
 
-DATA = Path("/work/shared/datasets/humaneval/HumanEval.jsonl.gz")
 pytestmark = pytest.mark.skipif(not DATA.exists(), reason="HumanEval data not present")
 
 

@@ -2,7 +2,6 @@
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
@@ -10,6 +9,7 @@ from tasks_app.verifiers.base import ErrorType
 from tasks_app.verifiers.defaults import DEFAULT_SPECS, default_spec
 from tasks_app.verifiers.runner import judge
 from tasks_app.verifiers.spec import validate_spec
+from tests.conftest import HUMANEVAL_PATH
 
 SQL_TASK = {
     "schema_sql": "CREATE TABLE orders (id INTEGER, customer TEXT, total REAL);"
@@ -88,7 +88,7 @@ def test_it_forbids_unsafe_imports_in_python_before_running_anything() -> None:
 
 
 def _humaneval(index: int) -> dict:
-    path = Path("/work/shared/datasets/humaneval/HumanEval.jsonl.gz")
+    path = HUMANEVAL_PATH
     with gzip.open(path, "rt") as lines:
         return [json.loads(line) for _, line in zip(range(index + 1), lines, strict=False)][index]
 

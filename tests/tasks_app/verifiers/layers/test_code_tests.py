@@ -2,19 +2,13 @@
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
 from tasks_app.verifiers.base import ErrorType, Stage
+from tests.conftest import HUMANEVAL_PATH as HUMANEVAL
 
 from .helpers import run_layer
-
-sandbox = pytest.importorskip("tasks_app.sandbox")
-if not hasattr(sandbox, "check_function"):
-    pytest.skip("the sandbox has no check_function yet", allow_module_level=True)
-
-HUMANEVAL = Path("/work/shared/datasets/humaneval/HumanEval.jsonl.gz")
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,35 @@
+"""One tiny base model, built and SFT-warm-started once per test session."""
+
+from pathlib import Path
+
+import pytest
+
+from training import digits
+from training.config import ModelConfig
+from training.demo import cached_base
+from training.evaluation import evaluate
+from training.models import load_model
+
+BASE_SFT_STEPS = 200
+
+
+@pytest.fixture(scope="session")
+def base_dir(tmp_path_factory) -> Path:
+    directory = tmp_path_factory.mktemp("tiny-base")
+    cached_base(directory, BASE_SFT_STEPS)
+    return directory
+
+
+@pytest.fixture
+def base(base_dir):
+    """A fresh (model, tokenizer) copy of the base for each test."""
+    return load_model(ModelConfig(path=str(base_dir)))
+
+
+@pytest.fixture(scope="session")
+def held_out_items():
+    return digits.held_out(256, 2, 6, seed=99)
+
+
+def success(model, tokenizer, items) -> float:
+    return evaluate(model, tokenizer, items, digits.reward_fn, temperature=1.0, max_new_tokens=12).success
