@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
@@ -34,6 +35,7 @@ class MeSerializer(serializers.Serializer):
     is_staff = serializers.BooleanField()
     teams = serializers.SerializerMethodField()
 
+    @extend_schema_field(TeamRefSerializer(many=True))
     def get_teams(self, user) -> list[dict]:  # type: ignore[no-untyped-def]
         token = self.context.get("token")
         memberships = Membership.objects.filter(user=user).select_related("team")
@@ -90,7 +92,7 @@ class MembershipUpdateSerializer(StrictSerializer):
 
 
 class TokenSerializer(StrictModelSerializer):
-    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
 
     class Meta:
         model = ApiToken

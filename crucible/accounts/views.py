@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import authenticate, login, logout
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -38,7 +38,10 @@ class LoginView(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "login"
 
-    @extend_schema(request=LoginSerializer, responses=MeSerializer)
+    @extend_schema(
+        request=LoginSerializer,
+        responses={200: MeSerializer, 400: OpenApiResponse(description="invalid_credentials or a field error")},
+    )
     def post(self, request: Request) -> Response:
         data = LoginSerializer(data=request.data)
         data.is_valid(raise_exception=True)

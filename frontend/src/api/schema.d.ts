@@ -943,7 +943,7 @@ export interface components {
             readonly id: number;
             readonly name: string;
             readonly prefix: string;
-            readonly team: string;
+            readonly team: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -989,9 +989,7 @@ export interface components {
             username: string;
             email: string;
             is_staff: boolean;
-            readonly teams: {
-                [key: string]: unknown;
-            }[];
+            readonly teams: components["schemas"]["TeamRef"][];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Membership: {
@@ -1302,6 +1300,12 @@ export interface components {
             readonly role: string | null;
             readonly member_count: number;
         };
+        TeamRef: {
+            id: number;
+            slug: string;
+            name: string;
+            role: string;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         TeamRequest: {
             name: string;
@@ -1312,7 +1316,7 @@ export interface components {
             readonly id: number;
             readonly name: string;
             readonly prefix: string;
-            readonly team: string;
+            readonly team: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1490,6 +1494,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Me"];
                 };
+            };
+            /** @description invalid_credentials or a field error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
