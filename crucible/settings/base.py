@@ -177,6 +177,7 @@ CELERY_TASK_QUEUES = (Queue("gpu"), Queue("cpu"), Queue("default"))
 CELERY_TASK_ROUTES = {
     "experiments.tasks.run_training": {"queue": "gpu"},
     "experiments.tasks.run_evaluation": {"queue": "cpu"},
+    "experiments.tasks.grade_pool_version": {"queue": "cpu"},
     "tasks_app.jobs.*": {"queue": "cpu"},
 }
 (VAR_DIR / "results").mkdir(exist_ok=True)

@@ -22,10 +22,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
+from crucible.accounts.models import Role
+from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, check_role
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
 from tasks_app.families.registry import describe_kinds
-from tasks_app.models import PoolTask, PoolVersion, TaskFamily
+from tasks_app.models import PoolJob, PoolTask, PoolVersion, TaskFamily
 from tasks_app.pools.importers import ImportRejected
 from tasks_app.services import pools as services
 
@@ -147,6 +148,39 @@ class EditSerializer(StrictSerializer):
     base = serializers.IntegerField(min_value=1, help_text="Version number to start from.")
     remove = serializers.ListField(child=serializers.CharField(max_length=64), allow_empty=False)
     note = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+
+
+class GradeSerializer(StrictSerializer):
+    model_path = serializers.CharField(
+        max_length=500, help_text="A Hugging Face model directory on the worker."
+    )
+    k = serializers.IntegerField(
+        min_value=1, max_value=64, default=8, help_text="Samples per task."
+    )
+    temperature = serializers.FloatField(min_value=0.0, max_value=2.0, default=1.0)
+    max_new_tokens = serializers.IntegerField(min_value=1, max_value=4096, default=64)
+    levels = serializers.IntegerField(min_value=2, max_value=10, default=5)
+    spec = serializers.JSONField(
+        required=False, help_text="Verifier spec; default: the kind's default."
+    )
+
+
+class PoolJobSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PoolJob
+        fields = [
+            "id",
+            "version",
+            "kind",
+            "params",
+            "status",
+            "progress",
+            "message",
+            "result_version",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
 
 
 class PoolTaskSerializer(serializers.ModelSerializer):
@@ -372,6 +406,22 @@ class PoolVersionViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
             rows = rows.filter(prompt__icontains=query)
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(PoolTaskSerializer(page, many=True).data)
+
+    @extend_schema(
+        request=GradeSerializer,
+        responses={202: PoolJobSerializer, 200: PoolJobSerializer(many=True)},
+    )
+    @action(detail=True, methods=["get", "post"])
+    def jobs(self, request: Request, pk: str | None = None) -> Response:
+        """Measured difficulty: POST queues a job sampling k completions per task with a model."""
+        version = self.get_object()
+        if request.method == "GET":
+            return Response(PoolJobSerializer(version.jobs.all(), many=True).data)
+        check_role(request, version.family.team, Role.EDITOR)
+        body = GradeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        job = services.start_grading(request.user, version, body.validated_data)
+        return Response(PoolJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
 class FamilyKindsView(APIView):

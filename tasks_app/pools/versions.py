@@ -65,14 +65,19 @@ class VersionSummary:
 def summarise(
     entries: Iterable[tuple[str, int]], held_out_fraction: float = DEFAULT_HELD_OUT_FRACTION
 ) -> VersionSummary:
-    """Summary of a version from (task hash, difficulty) pairs."""
-    hashes, levels = [], Counter()
+    """Summary of a version from (task hash, difficulty) pairs.
+
+    The version hash covers each task's difficulty too: regrading the same tasks is a new
+    version (a curriculum samples by level), while splits still follow the task hash alone.
+    """
+    hashes, graded, levels = [], [], Counter()
     for task_hash, difficulty in entries:
         hashes.append(task_hash)
+        graded.append(f"{task_hash}:{difficulty}")
         levels[difficulty] += 1
     held_out = sum(split_for(h, held_out_fraction) == "held_out" for h in hashes)
     return VersionSummary(
-        content_hash=version_hash(hashes),
+        content_hash=version_hash(graded),
         task_count=len(hashes),
         train_count=len(hashes) - held_out,
         held_out_count=held_out,

@@ -18,10 +18,11 @@ from django.db import connection, transaction
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.celery_app import app as celery_app
 from tasks_app.families import common as kinds_common
 from tasks_app.families.base import Task
 from tasks_app.families.registry import UnknownKind, load_kind
-from tasks_app.models import PoolTask, PoolVersion, TaskFamily
+from tasks_app.models import PoolJob, PoolTask, PoolVersion, TaskFamily
 from tasks_app.pools import versions
 from tasks_app.pools.dedup import Deduper, DedupReport
 from tasks_app.pools.grading import FieldGrading
@@ -404,3 +405,29 @@ def _insert_sql() -> str:
     values = ", ".join(f"%s{cast}" if column in JSON_COLUMNS else "%s" for column in TASK_COLUMNS)
     columns = ", ".join(quote(column) for column in TASK_COLUMNS)
     return f"INSERT INTO {quote(PoolTask._meta.db_table)} ({columns}) VALUES ({values})"
+
+
+# --- measured difficulty ----------------------------------------------------------------
+
+GRADING_TASK = "experiments.tasks.grade_pool_version"
+
+
+@transaction.atomic
+def start_grading(user: AbstractBaseUser, version: PoolVersion, params: dict[str, Any]) -> PoolJob:
+    """Queue a job on the ``cpu`` queue that measures each task's pass rate with a model."""
+    if params.get("spec") is not None:
+        from tasks_app import verifiers
+
+        errors = verifiers.validate_spec(params["spec"])
+        if errors:
+            raise field_errors(((e.field, e.reason) for e in errors), prefix="spec")
+    job = PoolJob.objects.create(version=version, kind="grade", params=params, created_by=user)
+    record(
+        user,
+        "pool.grading_started",
+        job,
+        team=version.family.team,
+        changes={"version": version.number},
+    )
+    transaction.on_commit(lambda: celery_app.send_task(GRADING_TASK, args=[job.pk]))
+    return job

@@ -478,6 +478,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pool-versions/{id}/jobs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Measured difficulty: POST queues a job sampling k completions per task with a model. */
+        get: operations["pool_versions_jobs_list"];
+        put?: never;
+        /** @description Measured difficulty: POST queues a job sampling k completions per task with a model. */
+        post: operations["pool_versions_jobs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/pool-versions/{id}/tasks/": {
         parameters: {
             query?: never;
@@ -939,6 +957,27 @@ export interface components {
             note: string;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
+        GradeRequest: {
+            /** @description A Hugging Face model directory on the worker. */
+            model_path: string;
+            /**
+             * @description Samples per task.
+             * @default 8
+             */
+            k: number;
+            /**
+             * Format: double
+             * @default 1
+             */
+            temperature: number;
+            /** @default 64 */
+            max_new_tokens: number;
+            /** @default 5 */
+            levels: number;
+            /** @description Verifier spec; default: the kind's default. */
+            spec?: unknown;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
         IssuedToken: {
             readonly id: number;
             readonly name: string;
@@ -1081,6 +1120,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Membership"][];
         };
+        PaginatedPoolJobList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["PoolJob"][];
+        };
         PaginatedPoolTaskList: {
             /** @example 123 */
             count: number;
@@ -1220,6 +1274,21 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        PoolJob: {
+            readonly id: number;
+            readonly version: number;
+            readonly kind: string;
+            readonly params: unknown;
+            readonly status: components["schemas"]["StatusEnum"];
+            /** Format: double */
+            readonly progress: number;
+            readonly message: string;
+            readonly result_version: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
         PoolTask: {
             readonly id: number;
             readonly position: number;
@@ -1290,6 +1359,14 @@ export interface components {
          * @enum {string}
          */
         SplitEnum: "train" | "held_out";
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        StatusEnum: "queued" | "running" | "succeeded" | "failed";
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Team: {
             readonly id: number;
@@ -2083,6 +2160,108 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PoolVersion"];
+                };
+            };
+        };
+    };
+    pool_versions_jobs_list: {
+        parameters: {
+            query?: {
+                family?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `generator` - Procedural generator
+                 *     * `upload` - Uploaded file
+                 *     * `dataset` - Bundled dataset
+                 *     * `edit` - Edit of a previous version
+                 *     * `grading` - Measured difficulty
+                 */
+                source?: "dataset" | "edit" | "generator" | "grading" | "upload";
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this pool version. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedPoolJobList"];
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolJob"];
+                };
+            };
+        };
+    };
+    pool_versions_jobs_create: {
+        parameters: {
+            query?: {
+                family?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `generator` - Procedural generator
+                 *     * `upload` - Uploaded file
+                 *     * `dataset` - Bundled dataset
+                 *     * `edit` - Edit of a previous version
+                 *     * `grading` - Measured difficulty
+                 */
+                source?: "dataset" | "edit" | "generator" | "grading" | "upload";
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this pool version. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GradeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["GradeRequest"];
+                "multipart/form-data": components["schemas"]["GradeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedPoolJobList"];
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolJob"];
                 };
             };
         };

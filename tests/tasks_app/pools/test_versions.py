@@ -33,3 +33,10 @@ def test_it_summarises_counts_and_the_difficulty_histogram() -> None:
     assert summary.task_count == summary.train_count + summary.held_out_count == 50
     assert summary.difficulty_histogram == {2: 50}
     assert summary.to_dict()["difficulty_histogram"] == {"2": 50}
+
+
+def test_it_makes_regraded_tasks_a_different_version_with_the_same_splits():
+    graded_once = summarise([("a" * 64, 1), ("b" * 64, 2)])
+    graded_again = summarise([("a" * 64, 3), ("b" * 64, 2)])
+    assert graded_once.content_hash != graded_again.content_hash
+    assert graded_once.held_out_count == graded_again.held_out_count

@@ -1,0 +1,1 @@
+"""Workflows that wire tasks_app (families, verifiers) into the training engine."""
