@@ -52,7 +52,7 @@ check-types: install $(NPM_STAMP)
 	cd frontend && npm run check:types-fresh
 
 test-frontend: $(NPM_STAMP)
-	cd frontend && npm run typecheck && npm test
+	cd frontend && npm run typecheck && npm run lint && npm test
 
 test-python: install frontend
 	$(BIN)/python manage.py makemigrations --check --dry-run
