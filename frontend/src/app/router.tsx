@@ -9,6 +9,7 @@ import { ReportsRoute } from "@/features/reports/routes/reports";
 import { TaskFamiliesRoute } from "@/features/task-families/routes/task-families";
 import { TeamSettingsRoute } from "@/features/teams/routes/team-settings";
 import { TokensRoute } from "@/features/tokens/routes/tokens";
+import { VerifierRoute } from "@/features/verifiers/routes/verifier";
 import { VerifiersRoute } from "@/features/verifiers/routes/verifiers";
 
 import { AppLayout } from "./layout/app-layout";
@@ -29,6 +30,7 @@ export const routes: RouteObject[] = [
           { index: true, element: <OverviewRoute /> },
           { path: "task-families", element: <TaskFamiliesRoute /> },
           { path: "verifiers", element: <VerifiersRoute /> },
+          { path: "verifiers/:verifierId/:tab?", element: <VerifierRoute /> },
           { path: "curricula", element: <CurriculaRoute /> },
           { path: "experiments", element: <ExperimentsRoute /> },
           { path: "reports", element: <ReportsRoute /> },

@@ -1,0 +1,175 @@
+import { useState } from "react";
+
+import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { EmptyState } from "@/components/ui/empty-state";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { formatDateTime, formatRelative } from "@/lib/format";
+
+import { useDeleteExample } from "../api/delete-example";
+import { useEvaluateVersion } from "../api/evaluate-version";
+import { useExamples, type Example } from "../api/get-examples";
+import type { Verifier } from "../api/get-verifiers";
+import { useVersions } from "../api/get-versions";
+import { AddExampleForm } from "./add-example-form";
+import { EvaluationReport } from "./evaluation-report";
+
+function ExamplesTable({ examples, onDelete }: { examples: Example[]; onDelete: (e: Example) => void }) {
+  const now = new Date();
+  return (
+    <div className="table-wrap">
+      <table className="table" aria-label="Labelled examples">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>Label</th>
+            <th>Response</th>
+            <th>Expected</th>
+            <th>Note</th>
+            <th>Added</th>
+            <th>
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {examples.map((example) => (
+            <tr key={example.id}>
+              <td className="mono subtle">{example.id}</td>
+              <td>
+                <span className={`badge ${example.label === "good" ? "badge-success" : "badge-danger"}`}>{example.label}</span>
+              </td>
+              <td>
+                <div className="vf-snippet" title={example.response}>
+                  {example.response.replace(/\s+/g, " ")}
+                </div>
+              </td>
+              <td>
+                <div className="vf-snippet subtle" title={JSON.stringify(example.expected, null, 2)}>
+                  {JSON.stringify(example.expected)}
+                </div>
+              </td>
+              <td>{example.note || <span className="subtle">—</span>}</td>
+              <td title={formatDateTime(example.created_at)}>{formatRelative(example.created_at, now)}</td>
+              <td className="cell-actions">
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  aria-label={`Delete example ${example.id}`}
+                  onClick={() => onDelete(example)}
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Evaluate({ verifier, examples }: { verifier: Verifier; examples: Example[] }) {
+  const versions = useVersions(verifier.id);
+  const latest = verifier.latest_version?.number ?? null;
+  const [chosen, setChosen] = useState<number | null>(null);
+  const number = chosen ?? latest;
+  const evaluate = useEvaluateVersion(verifier.id);
+
+  if (latest === null) {
+    return <p className="subtle">Save a version in the builder to evaluate it.</p>;
+  }
+  return (
+    <div className="stack">
+      <div className="row">
+        <label htmlFor="evaluate-version" className="subtle">
+          Version
+        </label>
+        <select
+          id="evaluate-version"
+          className="select"
+          value={number ?? ""}
+          onChange={(e) => {
+            setChosen(Number(e.target.value));
+            evaluate.reset();
+          }}
+        >
+          {(versions.data ?? [verifier.latest_version!]).map((v) => (
+            <option key={v.number} value={v.number}>
+              v{v.number}
+              {v.note ? ` — ${v.note}` : ""}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={evaluate.isPending || examples.length === 0 || number === null}
+          onClick={() => number !== null && evaluate.mutate(number)}
+        >
+          {evaluate.isPending ? "Evaluating…" : `Evaluate version ${number}`}
+        </button>
+        {examples.length === 0 && <span className="subtle">Add labelled examples first.</span>}
+      </div>
+      <ErrorMessage error={evaluate.error} />
+      {evaluate.data && <EvaluationReport evaluation={evaluate.data} examples={examples} />}
+    </div>
+  );
+}
+
+export function ExamplesPanel({ verifier }: { verifier: Verifier }) {
+  const examples = useExamples(verifier.id);
+  const remove = useDeleteExample(verifier.id);
+  const [deleting, setDeleting] = useState<Example | null>(null);
+  const list = examples.data ?? [];
+  const good = list.filter((e) => e.label === "good").length;
+
+  function close() {
+    setDeleting(null);
+    remove.reset();
+  }
+
+  return (
+    <div className="stack">
+      <Card
+        title="Measure the verifier"
+        description="Judge every labelled example: how often a bad response is accepted (false positive) or a good one rejected (false negative)."
+      >
+        <div className="card-body">
+          <Evaluate verifier={verifier} examples={list} />
+        </div>
+      </Card>
+      <Card
+        title={`Labelled examples (${list.length})`}
+        description={examples.data ? `${good} good · ${list.length - good} bad` : undefined}
+      >
+        <QueryPlaceholder query={examples} />
+        {examples.data && list.length === 0 && (
+          <div className="card-body">
+            <EmptyState title="No labelled examples yet" icon="inbox">
+              Add responses you know are right (good) or wrong (bad), or keep one from the playground.
+            </EmptyState>
+          </div>
+        )}
+        {list.length > 0 && <ExamplesTable examples={list} onDelete={setDeleting} />}
+      </Card>
+      <Card title="Add an example">
+        <div className="card-body">
+          <AddExampleForm verifierId={verifier.id} familyKind={verifier.family_kind} />
+        </div>
+      </Card>
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete example #${deleting.id}?`}
+          confirmLabel={remove.isPending ? "Deleting…" : "Delete example"}
+          pending={remove.isPending}
+          error={remove.error}
+          onCancel={close}
+          onConfirm={() => remove.mutate(deleting.id, { onSuccess: close })}
+        >
+          Later evaluations will not count it.
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+import { Field } from "@/components/ui/field";
+
+import type { SpecErrors } from "../lib/field-errors";
+import { REWARD_PARTS, type RewardPart, type RewardSpec } from "../types";
+
+const HINTS: Record<RewardPart, string> = {
+  outcome: "1 when every non-constraint layer passed",
+  process: "mean score of semantic and boundary layers",
+  constraint: "1 when every constraint layer passed",
+  judge: "mean P(yes) of the judge layers",
+};
+
+function Errors({ messages }: { messages: string[] | undefined }) {
+  return (
+    <>
+      {(messages ?? []).map((m) => (
+        <span key={m} className="field-error" role="alert">
+          {m}
+        </span>
+      ))}
+    </>
+  );
+}
+
+export function RewardEditor({
+  reward,
+  errors,
+  onWeight,
+  onFailureReward,
+}: {
+  reward: RewardSpec;
+  errors: SpecErrors;
+  onWeight: (part: RewardPart, value: number | undefined) => void;
+  onFailureReward: (value: number) => void;
+}) {
+  const total = REWARD_PARTS.reduce((sum, part) => sum + (reward.weights[part] ?? 0), 0);
+  const other = Object.entries(errors.fields).filter(
+    ([key]) => key.startsWith("reward") && !REWARD_PARTS.some((p) => key === `reward.weights.${p}`) && key !== "reward.failure_reward",
+  );
+  return (
+    <div className="stack" style={{ gap: "var(--space-3)" }}>
+      {other.map(([key, messages]) => (
+        <Errors key={key} messages={messages.map((m) => `${key}: ${m}`)} />
+      ))}
+      {REWARD_PARTS.map((part) => (
+        <Field key={part} id={`weight-${part}`} label={`${part} weight`} hint={HINTS[part]}>
+          <input
+            id={`weight-${part}`}
+            className="input"
+            type="number"
+            step="any"
+            min={0}
+            placeholder="0"
+            aria-invalid={errors.fields[`reward.weights.${part}`] ? true : undefined}
+            value={reward.weights[part] ?? ""}
+            onChange={(e) => onWeight(part, e.target.value === "" ? undefined : Number(e.target.value))}
+          />
+          <Errors messages={errors.fields[`reward.weights.${part}`]} />
+        </Field>
+      ))}
+      <div className="subtle" style={{ fontSize: "var(--text-sm)" }}>
+        Reward = Σ weight × part; weights sum to <span className="mono">{total.toFixed(2)}</span> (need not be 1).
+      </div>
+      <Field id="failure-reward" label="Failure reward" hint="replaces the sum when extraction or a syntax layer failed">
+        <input
+          id="failure-reward"
+          className="input"
+          type="number"
+          step="any"
+          aria-invalid={errors.fields["reward.failure_reward"] ? true : undefined}
+          value={reward.failure_reward}
+          onChange={(e) => onFailureReward(e.target.value === "" ? 0 : Number(e.target.value))}
+        />
+        <Errors messages={errors.fields["reward.failure_reward"]} />
+      </Field>
+    </div>
+  );
+}
