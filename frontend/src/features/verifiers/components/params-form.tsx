@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 
 import type { JsonSchema } from "../types";
 import { JsonEditor } from "./json-editor";
+import { NumberInput } from "./number-input";
 
 type Control = "text" | "textarea" | "number" | "integer" | "boolean" | "enum" | "strings" | "enum-set" | "json";
 
@@ -71,12 +72,6 @@ function placeholderFor(schema: JsonSchema): string | undefined {
   return schema.default === undefined ? undefined : `default ${JSON.stringify(schema.default)}`;
 }
 
-function numberOrUndefined(text: string): number | undefined {
-  if (!text.trim()) return undefined;
-  const n = Number(text);
-  return Number.isFinite(n) ? n : undefined;
-}
-
 export function ParamsForm({
   idPrefix,
   schema,
@@ -124,15 +119,14 @@ export function ParamsForm({
           case "integer":
             return (
               <ParamField key={key} {...common}>
-                <input
+                <NumberInput
                   id={id}
                   className="input"
-                  type="number"
                   step={control === "integer" ? 1 : "any"}
                   placeholder={placeholderFor(field)}
                   aria-invalid={invalid}
-                  value={typeof value === "number" ? String(value) : ""}
-                  onChange={(e) => onChange(key, numberOrUndefined(e.target.value))}
+                  value={typeof value === "number" ? value : undefined}
+                  onValue={(n) => onChange(key, n)}
                 />
               </ParamField>
             );

@@ -1,5 +1,6 @@
 import { Field } from "@/components/ui/field";
 
+import { NumberInput } from "./number-input";
 import type { SpecErrors } from "../lib/field-errors";
 import { REWARD_PARTS, type RewardPart, type RewardSpec } from "../types";
 
@@ -44,16 +45,15 @@ export function RewardEditor({
       ))}
       {REWARD_PARTS.map((part) => (
         <Field key={part} id={`weight-${part}`} label={`${part} weight`} hint={HINTS[part]}>
-          <input
+          <NumberInput
             id={`weight-${part}`}
             className="input"
-            type="number"
             step="any"
             min={0}
             placeholder="0"
             aria-invalid={errors.fields[`reward.weights.${part}`] ? true : undefined}
-            value={reward.weights[part] ?? ""}
-            onChange={(e) => onWeight(part, e.target.value === "" ? undefined : Number(e.target.value))}
+            value={reward.weights[part]}
+            onValue={(value) => onWeight(part, value)}
           />
           <Errors messages={errors.fields[`reward.weights.${part}`]} />
         </Field>
@@ -62,14 +62,13 @@ export function RewardEditor({
         Reward = Σ weight × part; weights sum to <span className="mono">{total.toFixed(2)}</span> (need not be 1).
       </div>
       <Field id="failure-reward" label="Failure reward" hint="replaces the sum when extraction or a syntax layer failed">
-        <input
+        <NumberInput
           id="failure-reward"
           className="input"
-          type="number"
           step="any"
           aria-invalid={errors.fields["reward.failure_reward"] ? true : undefined}
           value={reward.failure_reward}
-          onChange={(e) => onFailureReward(e.target.value === "" ? 0 : Number(e.target.value))}
+          onValue={(value) => onFailureReward(value ?? 0)}
         />
         <Errors messages={errors.fields["reward.failure_reward"]} />
       </Field>

@@ -1,0 +1,210 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+
+import { ME, mockApi, type MockHandler } from "@/testing/mock-api";
+import { renderApp } from "@/testing/render";
+
+import { EVALUATION, EXAMPLES, KINDS, SANDBOX, VERDICT, VERIFIER, versionOf } from "../testing-fixtures";
+
+function verifierApi(extra: Record<string, MockHandler> = {}) {
+  return mockApi({
+    "GET /api/v1/auth/me/": { body: ME },
+    "GET /api/v1/verifiers/1/": { body: VERIFIER },
+    "GET /api/v1/verifier-kinds/": { body: KINDS },
+    "GET /api/v1/sandbox/": { body: SANDBOX },
+    "GET /api/v1/verifiers/1/versions/": { body: [versionOf(1)] },
+    "GET /api/v1/verifiers/1/examples/": { body: EXAMPLES },
+    ...extra,
+  });
+}
+
+// The first query of a test waits for the app shell, the verifier and the catalogue to load.
+const LOADED = { timeout: 5000 };
+
+function layerNames() {
+  return within(screen.getByRole("list", { name: "Layers" }))
+    .getAllByTestId("layer-card")
+    .map((card) => card.getAttribute("aria-label"));
+}
+
+describe("verifier builder", { timeout: 15_000 }, () => {
+  it("adds, reorders and removes layers and saves the resulting spec", async () => {
+    const { requests } = verifierApi({
+      "POST /api/v1/verifiers/1/versions/": ({ body }) => ({
+        status: 201,
+        body: versionOf(2, (body as { spec: unknown }).spec, "tolerance"),
+      }),
+    });
+    renderApp("/verifiers/1/builder");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("button", { name: "Add numeric_match layer" }, LOADED));
+    expect(layerNames()).toEqual(["Layer 1: parses", "Layer 2: tests", "Layer 3: numeric_match"]);
+    expect(screen.getByText("unsaved draft")).toBeInTheDocument();
+
+    await user.type(screen.getByLabelText("abs_tol"), "0.01");
+    await user.click(screen.getByRole("button", { name: "Move numeric_match up" }));
+    expect(layerNames()).toEqual(["Layer 1: parses", "Layer 2: numeric_match", "Layer 3: tests"]);
+
+    await user.click(screen.getByRole("button", { name: "Remove parses" }));
+    expect(layerNames()).toEqual(["Layer 1: numeric_match", "Layer 2: tests"]);
+
+    await user.click(screen.getAllByRole("checkbox", { name: /Continue to later layers/ })[0]!);
+    await user.selectOptions(screen.getByLabelText("Extractor"), "full_text");
+    await user.type(screen.getByLabelText("Note for the new version"), "tolerance");
+    await user.click(screen.getByRole("button", { name: "Save as new version" }));
+
+    expect(await screen.findByText("Saved as version 2.")).toBeInTheDocument();
+    const post = requests.find((r) => r.method === "POST");
+    expect(post?.body).toEqual({
+      note: "tolerance",
+      spec: {
+        extract: "full_text",
+        layers: [
+          { kind: "numeric_match", name: "numeric_match", params: { abs_tol: 0.01 }, continue_on_fail: true },
+          { kind: "unit_tests", name: "tests", params: { timeout: 5, memory_mb: 256 }, continue_on_fail: false },
+        ],
+        reward: { weights: { outcome: 0.7, process: 0.3, constraint: 0, judge: 0 }, failure_reward: 0 },
+      },
+    });
+  });
+
+  it("shows a server field error at the layer and param it names, even after a reorder", async () => {
+    verifierApi({
+      "POST /api/v1/verifiers/1/versions/": {
+        status: 400,
+        body: {
+          errors: [
+            { field: "spec.layers[1].params.timeout", code: "invalid", message: "must be at most 120" },
+            { field: "spec.reward.weights.outcome", code: "invalid", message: "must be a non-negative number" },
+          ],
+        },
+      },
+    });
+    renderApp("/verifiers/1/builder");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("button", { name: "Save as new version" }, LOADED));
+
+    const tests = await screen.findByRole("listitem", { name: "Layer 2: tests" });
+    expect(within(tests).getByRole("alert")).toHaveTextContent("must be at most 120");
+    expect(within(tests).getByLabelText("timeout")).toHaveAttribute("aria-invalid", "true");
+    const parses = screen.getByRole("listitem", { name: "Layer 1: parses" });
+    expect(within(parses).queryByRole("alert")).not.toBeInTheDocument();
+    expect(screen.getByLabelText("outcome weight")).toHaveAttribute("aria-invalid", "true");
+
+    await user.click(screen.getByRole("button", { name: "Move tests up" }));
+    const moved = screen.getByRole("listitem", { name: "Layer 1: tests" });
+    expect(within(moved).getByRole("alert")).toHaveTextContent("must be at most 120");
+  });
+
+  it("says no change when the server returns the latest version", async () => {
+    verifierApi({ "POST /api/v1/verifiers/1/versions/": { status: 200, body: versionOf(1) } });
+    renderApp("/verifiers/1/builder");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("button", { name: "Save as new version" }, LOADED));
+    expect(await screen.findByText("No change: the spec is identical to version 1.")).toBeInTheDocument();
+  });
+
+  it("marks a model judge layer as biased", async () => {
+    verifierApi();
+    renderApp("/verifiers/1/builder");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("button", { name: "Add model_judge layer" }, LOADED));
+    const judge = screen.getByRole("listitem", { name: "Layer 3: model_judge" });
+    expect(within(judge).getByText("biased")).toBeInTheDocument();
+    expect(within(judge).getByLabelText("model_path *")).toBeInTheDocument();
+  });
+});
+
+describe("verifier playground", { timeout: 15_000 }, () => {
+  it("runs the draft spec and shows each layer's verdict", async () => {
+    const { requests } = verifierApi({ "POST /api/v1/verifiers/playground/": { body: VERDICT } });
+    renderApp("/verifiers/1/playground");
+    const user = userEvent.setup();
+
+    expect(await screen.findByLabelText("Response", undefined, LOADED)).toHaveValue("```python\ndef add(a, b):\n    return a + b\n```");
+    await user.click(screen.getByRole("button", { name: "Run" }));
+
+    const rows = await screen.findAllByTestId("verdict-row");
+    expect(rows).toHaveLength(4);
+    expect(within(rows[1]!).getByRole("img", { name: "passed" })).toBeInTheDocument();
+    expect(within(rows[2]!).getByRole("img", { name: "failed" })).toBeInTheDocument();
+    expect(rows[2]).toHaveTextContent("wrong_answer");
+    expect(rows[2]).toHaveTextContent("line 2: AssertionError");
+    expect(rows[2]).toHaveTextContent("1/2 tests");
+    expect(rows[2]).toHaveTextContent("12 ms");
+    expect(within(rows[3]!).getByRole("img", { name: "skipped" })).toBeInTheDocument();
+    expect(screen.getByRole("meter", { name: "process part" })).toHaveAttribute("aria-valuenow", "0.5");
+    expect(screen.getByText("Failed")).toBeInTheDocument();
+
+    const body = requests.find((r) => r.path === "/api/v1/verifiers/playground/")?.body as {
+      spec: { extract: string };
+      expected: { entry_point: string };
+    };
+    expect(body.spec.extract).toBe("python_block");
+    expect(body.expected.entry_point).toBe("add");
+  });
+
+  it("shows sandbox warnings loudly", async () => {
+    verifierApi({
+      "GET /api/v1/sandbox/": { body: { ...SANDBOX, seccomp: false, warnings: ["seccomp is unavailable"] } },
+    });
+    renderApp("/verifiers/1/playground");
+    expect(await screen.findByText("seccomp is unavailable", undefined, LOADED)).toBeInTheDocument();
+    expect(screen.getByText(/Sandbox isolation is reduced/)).toBeInTheDocument();
+  });
+});
+
+describe("verifier examples", { timeout: 15_000 }, () => {
+  it("evaluates a version and shows FP and FN rates, the confusion matrix and the misjudged", async () => {
+    verifierApi({ "POST /api/v1/verifiers/1/versions/1/evaluate/": { body: EVALUATION } });
+    renderApp("/verifiers/1/examples");
+    const user = userEvent.setup();
+
+    expect(await screen.findByRole("table", { name: "Labelled examples" }, LOADED)).toHaveTextContent("hard-coded");
+    await user.click(screen.getByRole("button", { name: "Evaluate version 1" }));
+
+    expect(await screen.findByRole("group", { name: "False-positive rate" })).toHaveTextContent("50.0%");
+    expect(screen.getByRole("group", { name: "False-negative rate" })).toHaveTextContent("0.0%");
+    expect(screen.getByRole("group", { name: "Accuracy" })).toHaveTextContent("75.0%");
+    expect(screen.getByRole("cell", { name: "bad accepted" })).toHaveTextContent("1");
+    expect(screen.getByRole("cell", { name: "good accepted" })).toHaveTextContent("2");
+    expect(screen.getByRole("table", { name: "Misjudged examples" })).toHaveTextContent("#12");
+  });
+
+  it("adds a labelled example", async () => {
+    const { requests } = verifierApi({
+      "POST /api/v1/verifiers/1/examples/": ({ body }) => ({ status: 201, body: { ...(body as object), id: 13, created_at: "2026-01-03T00:00:00Z" } }),
+    });
+    renderApp("/verifiers/1/examples");
+    const user = userEvent.setup();
+
+    await user.type(await screen.findByLabelText("Response", undefined, LOADED), "def add(a, b): return 0");
+    await user.click(screen.getByRole("radio", { name: /bad/ }));
+    await user.click(screen.getByRole("button", { name: "Add bad example" }));
+
+    await waitFor(() => expect(requests.some((r) => r.method === "POST")).toBe(true));
+    const body = requests.find((r) => r.method === "POST")?.body as { label: string; expected: { entry_point: string } };
+    expect(body.label).toBe("bad");
+    expect(body.expected.entry_point).toBe("add");
+  });
+});
+
+describe("verifier versions", { timeout: 15_000 }, () => {
+  it("diffs two versions side by side", async () => {
+    const v2 = versionOf(2, { ...versionOf(1).spec as object, extract: "full_text" }, "plain text");
+    verifierApi({ "GET /api/v1/verifiers/1/versions/": { body: [versionOf(1), v2] } });
+    renderApp("/verifiers/1/versions");
+
+    const diff = await screen.findByRole("table", { name: "Spec diff" }, LOADED);
+    const changed = diff.querySelectorAll('tr[data-diff="changed"]');
+    expect(changed).toHaveLength(1);
+    expect(changed[0]).toHaveTextContent('"extract": "python_block"');
+    expect(changed[0]).toHaveTextContent('"extract": "full_text"');
+    expect(screen.getByText("v1 → v2")).toBeInTheDocument();
+  });
+});
