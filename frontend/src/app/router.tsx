@@ -6,6 +6,8 @@ import { DeploymentsRoute } from "@/features/deployments/routes/deployments";
 import { ExperimentsRoute } from "@/features/experiments/routes/experiments";
 import { OverviewRoute } from "@/features/overview/routes/overview";
 import { ReportsRoute } from "@/features/reports/routes/reports";
+import { FamilyDetailRoute } from "@/features/task-families/routes/family-detail";
+import { PoolVersionRoute } from "@/features/task-families/routes/pool-version";
 import { TaskFamiliesRoute } from "@/features/task-families/routes/task-families";
 import { TeamSettingsRoute } from "@/features/teams/routes/team-settings";
 import { TokensRoute } from "@/features/tokens/routes/tokens";
@@ -29,6 +31,8 @@ export const routes: RouteObject[] = [
         children: [
           { index: true, element: <OverviewRoute /> },
           { path: "task-families", element: <TaskFamiliesRoute /> },
+          { path: "task-families/:familyId", element: <FamilyDetailRoute /> },
+          { path: "task-families/:familyId/versions/:versionId", element: <PoolVersionRoute /> },
           { path: "verifiers", element: <VerifiersRoute /> },
           { path: "verifiers/:verifierId/:tab?", element: <VerifierRoute /> },
           { path: "curricula", element: <CurriculaRoute /> },

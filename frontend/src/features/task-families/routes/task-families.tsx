@@ -1,13 +1,79 @@
-import { ConceptPage } from "@/components/ui/concept-page";
+import { useState } from "react";
+import { useNavigate } from "react-router";
+
+import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Icon } from "@/components/ui/icon";
+import { PageHeader } from "@/components/ui/page-header";
+import { useCurrentTeam } from "@/lib/current-team";
+
+import { useFamilies } from "../api/get-families";
+import { useFamilyKinds } from "../api/get-family-kinds";
+import { CreateFamilyForm } from "../components/create-family-form";
+import { FamiliesTable } from "../components/families-table";
+import "../task-families.css";
 
 export function TaskFamiliesRoute() {
+  const { team } = useCurrentTeam();
+  const families = useFamilies();
+  const kinds = useFamilyKinds();
+  const navigate = useNavigate();
+  const [creating, setCreating] = useState(false);
+  const canWrite = team?.role === "admin" || team?.role === "editor";
+
   return (
-    <ConceptPage
-      title="Task families"
-      icon="families"
-      description="A task family is a kind of verifiable work — Python functions with unit tests, math with a numeric answer, JSON against a schema — with a prompt template, a task source and a default verifier."
-      emptyTitle="No task families yet"
-      emptyBody="Task families your team defines will be listed here, with their pool versions and difficulty grades."
-    />
+    <>
+      <PageHeader
+        title="Task families"
+        description="A task family is a kind of verifiable work with a prompt template and a task source. Each family freezes its tasks into immutable, content-hashed pool versions that experiments pin."
+        actions={
+          canWrite &&
+          !creating && (
+            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+              <Icon name="plus" size={14} />
+              New family
+            </button>
+          )
+        }
+      />
+      <div className="stack">
+        {creating && (
+          <Card title="New task family" description={team ? `In ${team.name}` : undefined}>
+            <QueryPlaceholder query={kinds} />
+            {kinds.data && (
+              <div className="card-body">
+                <CreateFamilyForm
+                  kinds={kinds.data}
+                  team={team?.slug}
+                  onCreated={(family) => navigate(`/task-families/${family.id}`)}
+                  onCancel={() => setCreating(false)}
+                />
+              </div>
+            )}
+          </Card>
+        )}
+        <Card title="Families" description={families.data ? `${families.data.length} in ${team?.name ?? "your teams"}` : undefined}>
+          <QueryPlaceholder query={families} />
+          {families.data?.length === 0 && (
+            <div className="card-body">
+              <EmptyState
+                title="No task families yet"
+                icon="families"
+                action={
+                  canWrite && !creating ? (
+                    <button type="button" className="btn" onClick={() => setCreating(true)}>
+                      New family
+                    </button>
+                  ) : undefined
+                }
+              >
+                Create a family, then generate or import its first pool version.
+              </EmptyState>
+            </div>
+          )}
+          {families.data && families.data.length > 0 && <FamiliesTable families={families.data} kinds={kinds.data ?? []} />}
+        </Card>
+      </div>
+    </>
   );
 }

@@ -1,0 +1,42 @@
+// The four ways to make a pool version answer 201 with a new version, or 200 with the
+// latest one when the content is identical; callers need to tell the two apart.
+import { useQueryClient } from "@tanstack/react-query";
+
+import { parseApiError, readCookie } from "@/lib/api-client";
+
+import type { PoolVersion } from "./types";
+
+export type VersionResult = { version: PoolVersion; created: boolean };
+
+export async function postVersion(path: string, body: FormData | object): Promise<VersionResult> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  const csrf = readCookie("csrftoken");
+  if (csrf) headers["X-CSRFToken"] = csrf;
+  const isForm = body instanceof FormData;
+  if (!isForm) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method: "POST",
+    headers,
+    credentials: "same-origin",
+    body: isForm ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let data: unknown = undefined;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = text;
+  }
+  if (!response.ok) throw parseApiError(response.status, data);
+  return { version: data as PoolVersion, created: response.status === 201 };
+}
+
+/** Refreshes what a new version changes: the family's counts and its version list. */
+export function useInvalidateVersions() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ["families"] }),
+      queryClient.invalidateQueries({ queryKey: ["pool-versions"] }),
+    ]);
+}
