@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tasks_app.sandbox import isolate, service
+from tasks_app.sandbox.client import client
 
 
 def sandboxed_pids() -> list[int]:
@@ -16,10 +17,44 @@ def sandboxed_pids() -> list[int]:
 
     A pre-forked unit waiting for its request is asleep with a single thread; anything
     an execution left behind would be running, or have more threads, or exceed the pool.
+    Units of another process's live sandbox service (a concurrent test run on the same
+    host) are not ours; an orphan that no live service holds counts wherever it came from.
     """
-    found = [p for p in _uid_pids() if not _idle(p) and _state(p) != "Z"]  # zombies hold nothing
-    idle = [p for p in _uid_pids() if _idle(p)]
+    pids = [p for p in _uid_pids() if not _held_by_other_service(p)]
+    found = [p for p in pids if not _idle(p) and _state(p) != "Z"]  # zombies hold nothing
+    idle = [p for p in pids if _idle(p)]
     return found + (idle if len(idle) > service.POOL_SIZE else [])
+
+
+def _held_by_other_service(pid: int) -> bool:
+    proc = client()._proc
+    holder = _service_of(pid)
+    return holder is not None and holder != (proc.pid if proc is not None else None)
+
+
+def _service_of(pid: int) -> int | None:
+    """The service a unit descends from: its topmost ancestor running the service's code."""
+    holder = None
+    while pid > 1 and _runs_service(pid):
+        holder, pid = pid, _ppid(pid)  # units and keepers are forks of the service
+    orphaned = pid <= 1 or holder in _uid_pids()  # reparented to init: no service holds it
+    return None if orphaned else holder
+
+
+def _runs_service(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"tasks_app.sandbox.service" in fh.read()
+    except OSError:
+        return False
+
+
+def _ppid(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _idle(pid: int) -> bool:
