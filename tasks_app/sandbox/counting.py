@@ -15,14 +15,7 @@ from types import CodeType
 TALLY_NAME = "__sandbox_tally__"
 DETAIL_CAP = 500
 
-_TEMPLATE = f"""
-try:
-    pass
-except Exception as __sandbox_exc:
-    {TALLY_NAME}.failed(0, __sandbox_exc)
-else:
-    {TALLY_NAME}.passed()
-"""
+_EXC = "__sandbox_exc"
 
 
 @dataclass
@@ -51,22 +44,32 @@ def compile_tests(source: str, tally: Tally, check_name: str = "check") -> CodeT
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == check_name:
             node.body = [_counted(stmt, tally) for stmt in node.body]
-    ast.fix_missing_locations(tree)
     return compile(tree, "<tests>", "exec", optimize=0)  # asserts must never be stripped
 
 
 def _counted(stmt: ast.stmt, tally: Tally) -> ast.stmt:
+    """``try: <assert> except Exception as e: tally.failed(line, e) else: tally.passed()``.
+
+    Built node by node, each placed at the assert's own location, so nothing has to walk
+    the (sometimes large) assert to fix locations up afterwards.
+    """
     if not isinstance(stmt, ast.Assert):
         return stmt
     tally.total += 1
-    wrapper = ast.parse(_TEMPLATE).body[0]
-    assert isinstance(wrapper, ast.Try)
-    wrapper.body = [stmt]
-    call = wrapper.handlers[0].body[0]
-    assert isinstance(call, ast.Expr) and isinstance(call.value, ast.Call)
-    call.value.args[0] = ast.Constant(stmt.lineno)
-    original = {id(node) for node in ast.walk(stmt)}
-    for node in ast.walk(wrapper):
-        if id(node) not in original and hasattr(node, "lineno"):
-            ast.copy_location(node, stmt)
-    return wrapper
+    at = {
+        "lineno": stmt.lineno,
+        "col_offset": stmt.col_offset,
+        "end_lineno": stmt.end_lineno,
+        "end_col_offset": stmt.end_col_offset,
+    }
+
+    def call(method: str, *args: ast.expr) -> ast.stmt:
+        tally_ref = ast.Name(id=TALLY_NAME, ctx=ast.Load(), **at)
+        func = ast.Attribute(value=tally_ref, attr=method, ctx=ast.Load(), **at)
+        return ast.Expr(value=ast.Call(func=func, args=list(args), keywords=[], **at), **at)
+
+    failed = call("failed", ast.Constant(stmt.lineno, **at), ast.Name(_EXC, ast.Load(), **at))
+    handler = ast.ExceptHandler(
+        type=ast.Name(id="Exception", ctx=ast.Load(), **at), name=_EXC, body=[failed], **at
+    )
+    return ast.Try(body=[stmt], handlers=[handler], orelse=[call("passed")], finalbody=[], **at)
