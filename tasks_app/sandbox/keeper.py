@@ -56,7 +56,14 @@ def run_pooled(ctl: socket.socket, template: isolate.Jail, layout: cgroups.Layou
         unit.kill()
         return
     conn = socket.socket(fileno=fds[0])
-    wire.send(conn, _serve(conn, unit, layout, unit_name))
+    reply = _serve(conn, unit, layout, unit_name)
+    # The verdict is final: stop the unit, answer, and only then wait for it to die,
+    # so tearing down its namespaces is not on the caller's clock.
+    unit.stop()
+    with contextlib.suppress(OSError):
+        wire.send(conn, reply)
+    conn.close()
+    unit.kill()
 
 
 def _serve(
@@ -77,7 +84,7 @@ def _serve(
         return {"status": gone.status, "detail": gone.detail}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        unit.kill()
+        unit.stop()
 
 
 def _limits(request: dict[str, Any]) -> isolate.Limits:
@@ -202,6 +209,13 @@ class Judge:
         self.candidate = Candidate(unit, entry)
 
     def run(self, tests: str, prelude: str) -> dict[str, Any]:
+        # Compiled while the unit loads the solution; a load error still wins.
+        try:
+            check = self._load_tests(tests, prelude)
+        except Gone as gone:
+            broken: Gone | None = gone
+        else:
+            broken = None
         loaded = self.unit.wait_frame()
         if "load_error" in loaded:
             name, message = (str(part)[:DETAIL_CAP] for part in loaded["load_error"][:2])
@@ -209,7 +223,8 @@ class Judge:
             return {"status": status, "detail": f"solution failed to load: {name}: {message}"}
         if loaded != {"loaded": True}:
             raise Gone("failed", "the sandbox broke the protocol")
-        check = self._load_tests(tests, prelude)
+        if broken is not None:
+            raise broken
         try:
             check(self.candidate)
         except Exception as exc:

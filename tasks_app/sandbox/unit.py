@@ -57,6 +57,7 @@ class Unit:
         self.pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
         self.frames = wire.FrameBuffer()
         self.exit_status: int | None = None
+        self.stopped = False
         self.out: dict[str, Captured] = {}
         self.stdin_data = b""
         self.oom_check: Callable[[], bool] = lambda: False
@@ -212,10 +213,17 @@ class Unit:
             return "error", "sandbox failure: isolation could not be applied"
         return "error", f"exited with status {code} before the tests finished"
 
-    def kill(self) -> None:
-        if self.exit_status is None:
+    def stop(self) -> None:
+        """Send the kill without waiting: the dying is done by the unit, not by us."""
+        if self.exit_status is None and not self.stopped:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
+            self.stopped = True
+
+    def kill(self) -> None:
+        """Kill the unit, wait for it (and so its PID namespace) to be gone, close its fds."""
+        self.stop()
+        if self.exit_status is None:
             _, self.exit_status = os.waitpid(self.pid, 0)
         for fd in [*self.pipes.values()] + ([self.pidfd] if self.pidfd is not None else []):
             with contextlib.suppress(OSError):
