@@ -99,7 +99,7 @@ def enter(jail: Jail, stdio: tuple[int, int, int], channel: int) -> None:
     if jail.layers.uid is not None:
         drop_privileges(jail.layers.uid)
     if jail.layers.seccomp:
-        linux.install_seccomp(seccomp.build_filter())
+        linux.install_seccomp(seccomp.prepared())
 
 
 def build_root(root: str, ro_paths: tuple[str, ...], tmp_mb: int) -> None:

@@ -88,9 +88,17 @@ class SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
 
 
-def install_seccomp(program: list[tuple[int, int, int, int]]) -> None:
+class Prepared:
+    """A BPF program laid out in C memory once, so a forked unit only has to load it."""
+
+    def __init__(self, program: list[tuple[int, int, int, int]]) -> None:
+        self.insns = (SockFilter * len(program))(*[SockFilter(*insn) for insn in program])
+        self.fprog = SockFprog(len(program), self.insns)
+        self.pointer = ctypes.cast(ctypes.pointer(self.fprog), ctypes.c_void_p)
+
+
+def install_seccomp(program: list[tuple[int, int, int, int]] | Prepared) -> None:
     """Load a classic BPF program; no_new_privs first, as the kernel requires for non-root."""
+    prepared = program if isinstance(program, Prepared) else Prepared(program)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
-    insns = (SockFilter * len(program))(*[SockFilter(*insn) for insn in program])
-    fprog = SockFprog(len(program), insns)
-    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.cast(ctypes.pointer(fprog), ctypes.c_void_p))
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prepared.pointer)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 
+from tasks_app.sandbox import linux
 from tasks_app.sandbox.linux import CLONE_THREAD
 
 AUDIT_ARCH_X86_64 = 0xC000003E
@@ -87,3 +88,14 @@ def build_filter() -> list[tuple[int, int, int, int]]:
     prog.append((RET_K, 0, 0, RET_ALLOW))
     prog.append((RET_K, 0, 0, RET_KILL_PROCESS))
     return prog
+
+
+_prepared: linux.Prepared | None = None
+
+
+def prepared() -> linux.Prepared:
+    """The filter in C memory, built once per process (the service builds it before forking)."""
+    global _prepared
+    if _prepared is None:
+        _prepared = linux.Prepared(build_filter())
+    return _prepared
