@@ -147,35 +147,7 @@ export function SpecBuilder({
         </div>
       )}
       <div className="vf-builder">
-        <div className="stack">
-          <Card
-            title="Extraction"
-            description="What part of the response the layers judge. Layers that read the raw response say so."
-          >
-            <div className="card-body">
-              <Field id="extractor" label="Extractor" hint={extractor?.description}>
-                <select
-                  id="extractor"
-                  className="select"
-                  value={draft.extract}
-                  aria-invalid={errors.fields["extract"] ? true : undefined}
-                  onChange={(e) => onChange({ ...draft, extract: e.target.value })}
-                >
-                  {kinds.extractors.map((e) => (
-                    <option key={e.name} value={e.name}>
-                      {e.name}
-                    </option>
-                  ))}
-                </select>
-                {errors.fields["extract"]?.map((m) => (
-                  <span key={m} className="field-error" role="alert">
-                    {m}
-                  </span>
-                ))}
-              </Field>
-            </div>
-          </Card>
-          <Card
+        <Card
             title={`Layers (${draft.layers.length})`}
             description="Run top to bottom; a layer runs only when the ones above passed, unless they continue on failure."
             actions={
@@ -187,7 +159,29 @@ export function SpecBuilder({
             }
           >
             <div className="card-body stack" style={{ gap: "var(--space-3)" }}>
-              <Pipeline draft={draft} kinds={kinds} />
+              <div className="vf-layers-top">
+                <Field id="extractor" label="Extractor" hint={extractor?.description}>
+                  <select
+                    id="extractor"
+                    className="select"
+                    value={draft.extract}
+                    aria-invalid={errors.fields["extract"] ? true : undefined}
+                    onChange={(e) => onChange({ ...draft, extract: e.target.value })}
+                  >
+                    {kinds.extractors.map((e) => (
+                      <option key={e.name} value={e.name}>
+                        {e.name}
+                      </option>
+                    ))}
+                  </select>
+                  {errors.fields["extract"]?.map((m) => (
+                    <span key={m} className="field-error" role="alert">
+                      {m}
+                    </span>
+                  ))}
+                </Field>
+                <Pipeline draft={draft} kinds={kinds} />
+              </div>
               {layerListErrors.map((m) => (
                 <div key={m} className="field-error" role="alert">
                   layers: {m}
@@ -220,7 +214,6 @@ export function SpecBuilder({
               )}
             </div>
           </Card>
-        </div>
         <div className="stack">
           <Card title="Add a layer" description="From the server's catalogue of layer kinds.">
             <LayerCatalogue kinds={kinds.layers} onAdd={(kind) => onChange(addLayer(draft, kind))} />

@@ -1,9 +1,9 @@
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 
 import { Card } from "@/components/ui/card";
 
 import type { VerifierVersion } from "../api/get-verifiers";
-import { sideBySide } from "../lib/line-diff";
+import { foldUnchanged, sideBySide, type FoldedRow } from "../lib/line-diff";
 
 function cellClass(kind: string, side: "left" | "right", text: string | null): string | undefined {
   if (text === null) return "vf-diff-empty";
@@ -12,12 +12,32 @@ function cellClass(kind: string, side: "left" | "right", text: string | null): s
   return kind === "removed" ? "vf-diff-removed" : "vf-diff-added";
 }
 
+function Row({ row }: { row: FoldedRow }) {
+  if (row.kind === "fold") {
+    return (
+      <tr data-diff="fold">
+        <td colSpan={2} className="vf-diff-fold">
+          ⋯ {row.hidden} unchanged line{row.hidden === 1 ? "" : "s"}
+        </td>
+      </tr>
+    );
+  }
+  return (
+    <tr data-diff={row.kind}>
+      <td className={cellClass(row.kind, "left", row.left)}>{row.left ?? ""}</td>
+      <td className={cellClass(row.kind, "right", row.right)}>{row.right ?? ""}</td>
+    </tr>
+  );
+}
+
 export function SpecDiff({ left, right }: { left: VerifierVersion; right: VerifierVersion }) {
+  const [all, setAll] = useState(false);
   const rows = useMemo(
     () => sideBySide(JSON.stringify(left.spec, null, 2), JSON.stringify(right.spec, null, 2)),
     [left, right],
   );
   const changes = rows.filter((r) => r.kind !== "same").length;
+  const shown: FoldedRow[] = all || changes === 0 ? rows : foldUnchanged(rows);
   return (
     <Card
       title={`v${left.number} → v${right.number}`}
@@ -28,6 +48,14 @@ export function SpecDiff({ left, right }: { left: VerifierVersion; right: Verifi
             ? "The specs are identical."
             : `${changes} line${changes === 1 ? "" : "s"} differ`
       }
+      actions={
+        changes > 0 && (
+          <label className="vf-check">
+            <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
+            Show unchanged lines
+          </label>
+        )
+      }
     >
       <div className="vf-diff-scroll">
         <table className="vf-diff" aria-label="Spec diff">
@@ -35,18 +63,19 @@ export function SpecDiff({ left, right }: { left: VerifierVersion; right: Verifi
             <col style={{ width: "50%" }} />
             <col style={{ width: "50%" }} />
           </colgroup>
-          <thead className="visually-hidden">
+          <thead>
             <tr>
-              <th>v{left.number}</th>
-              <th>v{right.number}</th>
+              <th>
+                v{left.number} <span className="mono subtle">{left.spec_hash.slice(0, 12)}</span>
+              </th>
+              <th>
+                v{right.number} <span className="mono subtle">{right.spec_hash.slice(0, 12)}</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {rows.map((row, i) => (
-              <tr key={i} data-diff={row.kind}>
-                <td className={cellClass(row.kind, "left", row.left)}>{row.left ?? ""}</td>
-                <td className={cellClass(row.kind, "right", row.right)}>{row.right ?? ""}</td>
-              </tr>
+            {shown.map((row, i) => (
+              <Row key={i} row={row} />
             ))}
           </tbody>
         </table>

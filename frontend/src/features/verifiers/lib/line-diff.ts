@@ -63,3 +63,25 @@ export function sideBySide(left: string, right: string): DiffRow[] {
   }
   return rows;
 }
+
+export type FoldedRow = DiffRow | { kind: "fold"; hidden: number };
+
+/** Keeps `context` unchanged rows around each change and folds longer unchanged runs. */
+export function foldUnchanged(rows: DiffRow[], context = 3): FoldedRow[] {
+  const near = rows.map((_, i) =>
+    rows.slice(Math.max(0, i - context), i + context + 1).some((r) => r.kind !== "same"),
+  );
+  const out: FoldedRow[] = [];
+  let hidden = 0;
+  rows.forEach((row, i) => {
+    if (near[i]) {
+      if (hidden) out.push({ kind: "fold", hidden });
+      hidden = 0;
+      out.push(row);
+    } else {
+      hidden += 1;
+    }
+  });
+  if (hidden) out.push({ kind: "fold", hidden });
+  return out;
+}
