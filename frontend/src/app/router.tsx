@@ -2,6 +2,7 @@ import { createBrowserRouter, Navigate, type RouteObject } from "react-router";
 
 import { LoginRoute } from "@/features/auth/routes/login";
 import { CurriculaRoute } from "@/features/curricula/routes/curricula";
+import { CurriculumEditorRoute } from "@/features/curricula/routes/curriculum-editor";
 import { DeploymentsRoute } from "@/features/deployments/routes/deployments";
 import { ExperimentsRoute } from "@/features/experiments/routes/experiments";
 import { OverviewRoute } from "@/features/overview/routes/overview";
@@ -36,6 +37,8 @@ export const routes: RouteObject[] = [
           { path: "verifiers", element: <VerifiersRoute /> },
           { path: "verifiers/:verifierId/:tab?", element: <VerifierRoute /> },
           { path: "curricula", element: <CurriculaRoute /> },
+          { path: "curricula/new", element: <CurriculumEditorRoute /> },
+          { path: "curricula/:curriculumId", element: <CurriculumEditorRoute /> },
           { path: "experiments", element: <ExperimentsRoute /> },
           { path: "reports", element: <ReportsRoute /> },
           { path: "deployments", element: <DeploymentsRoute /> },
