@@ -15,17 +15,32 @@ def config() -> GRPOConfig:
     # Several epochs and a KL term, so old log-probs, the reference model and the
     # optimizer's moments all have to survive the restart.
     return GRPOConfig(
-        max_steps=4, prompts_per_step=4, group_size=4, num_epochs=2, kl_estimator="k3",
-        kl_coef=0.05, lr_schedule="linear", learning_rate=1e-3, checkpoint_every=2,
-        sampling=SamplingConfig(max_new_tokens=12), seed=7,
+        max_steps=4,
+        prompts_per_step=4,
+        group_size=4,
+        num_epochs=2,
+        kl_estimator="k3",
+        kl_coef=0.05,
+        lr_schedule="linear",
+        learning_rate=1e-3,
+        checkpoint_every=2,
+        sampling=SamplingConfig(max_new_tokens=12),
+        seed=7,
     )
 
 
 def run(base_dir, store, sink):
     model, tokenizer = load_model(ModelConfig(path=str(base_dir)))
     sampler = digits.DigitSortSampler(3, 6, seed=11)
-    return train(config(), sampler=sampler, reward_fn=digits.reward_fn, sink=sink, store=store,
-                 model=model, tokenizer=tokenizer)
+    return train(
+        config(),
+        sampler=sampler,
+        reward_fn=digits.reward_fn,
+        sink=sink,
+        store=store,
+        model=model,
+        tokenizer=tokenizer,
+    )
 
 
 def stable(rows):
@@ -51,10 +66,17 @@ def test_it_resumes_from_last_checkpoint_with_identical_metrics(base_dir, tmp_pa
 def test_it_writes_a_complete_checkpoint(base_dir, tmp_path):
     store = DirectoryStore(tmp_path)
     model, tokenizer = load_model(ModelConfig(path=str(base_dir)))
-    cfg = GRPOConfig(max_steps=1, prompts_per_step=2, group_size=2,
-                     sampling=SamplingConfig(max_new_tokens=12))
-    train(cfg, sampler=digits.DigitSortSampler(seed=1), reward_fn=digits.reward_fn, store=store,
-          model=model, tokenizer=tokenizer)
+    cfg = GRPOConfig(
+        max_steps=1, prompts_per_step=2, group_size=2, sampling=SamplingConfig(max_new_tokens=12)
+    )
+    train(
+        cfg,
+        sampler=digits.DigitSortSampler(seed=1),
+        reward_fn=digits.reward_fn,
+        store=store,
+        model=model,
+        tokenizer=tokenizer,
+    )
     path = store.latest()
     names = {p.name for p in path.iterdir()}
     assert {"model", "scheduler.pt", "optimizer-rank0.pt", "rng-rank0.pt", "state.json"} <= names

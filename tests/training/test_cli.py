@@ -15,7 +15,10 @@ def test_it_runs_a_yaml_file_end_to_end(tmp_path, base_dir):
     )
     out = subprocess.run(
         [sys.executable, "-m", "training", "run", str(run_file), "--out", str(tmp_path / "out")],
-        cwd=REPO, capture_output=True, text=True, timeout=300,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout.strip().splitlines()[-1])

@@ -30,7 +30,9 @@ def test_it_rejects_bad_fields_by_name(data, field):
 
 def test_it_reads_a_run_file_with_a_task_section(tmp_path):
     path = tmp_path / "run.yaml"
-    path.write_text("algorithm: rloo\nmax_steps: 3\nsampling: {max_new_tokens: 8}\ntask: {name: sort_digits}\n")
+    path.write_text(
+        "algorithm: rloo\nmax_steps: 3\nsampling: {max_new_tokens: 8}\ntask: {name: sort_digits}\n"
+    )
     config, task = load_config(path)
     assert config.algorithm == "rloo" and config.sampling.max_new_tokens == 8
     assert task == {"name": "sort_digits"}

@@ -75,11 +75,14 @@ def test_it_matches_gae_by_hand():
 
 def test_it_aggregates_micro_batches_to_the_mini_batch_loss():
     loss = torch.rand(4, 5)
-    mask = torch.tensor([[1, 1, 0, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0], [1, 1, 1, 0, 0]]).float()
+    mask = torch.tensor(
+        [[1, 1, 0, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0], [1, 1, 1, 0, 0]]
+    ).float()
     for mode in ("sequence", "token", "constant"):
         whole = aggregate(loss, mask, mode, n_seqs=4, n_tokens=int(mask.sum()), max_len=5)
         parts = sum(
-            aggregate(loss[i : i + 1], mask[i : i + 1], mode, 4, int(mask.sum()), 5) for i in range(4)
+            aggregate(loss[i : i + 1], mask[i : i + 1], mode, 4, int(mask.sum()), 5)
+            for i in range(4)
         )
         assert torch.allclose(whole, parts)
 

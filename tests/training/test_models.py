@@ -17,5 +17,7 @@ def test_it_round_trips_the_tiny_model_through_save_pretrained(tmp_path):
     save_model(model, tokenizer, tmp_path)
     reloaded, retok = load_model(ModelConfig(path=str(tmp_path)))
     assert retok.padding_side == "left" and retok.eos_token_id == tokenizer.eos_token_id
-    for (name, a), b in zip(model.state_dict().items(), reloaded.state_dict().values(), strict=True):
+    for (name, a), b in zip(
+        model.state_dict().items(), reloaded.state_dict().values(), strict=True
+    ):
         assert a.equal(b), name

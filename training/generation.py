@@ -1,0 +1,118 @@
+"""Rollout generation behind a small interface.
+
+The default backend is Hugging Face `generate` with the KV cache on left-padded prompts.
+A vLLM backend would implement the same `Generator` protocol and take weight updates
+through `sync_weights`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import torch
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from training.config import SamplingConfig
+
+
+@dataclass
+class Rollout:
+    prompt_ids: torch.Tensor  # (B, P) left-padded
+    prompt_mask: torch.Tensor  # (B, P) 1 on real prompt tokens
+    completion_ids: torch.Tensor  # (B, C) right-padded
+    completion_mask: torch.Tensor  # (B, C) 1 up to and including the first EOS
+    texts: list[str]  # decoded completions, special tokens removed
+    truncated: torch.Tensor  # (B,) bool: no EOS within max_new_tokens
+
+    @property
+    def input_ids(self) -> torch.Tensor:
+        return torch.cat([self.prompt_ids, self.completion_ids], dim=1)
+
+    @property
+    def attention_mask(self) -> torch.Tensor:
+        return torch.cat([self.prompt_mask, self.completion_mask], dim=1)
+
+    @property
+    def lengths(self) -> torch.Tensor:
+        return self.completion_mask.sum(dim=1)
+
+    def select(self, index: torch.Tensor) -> Rollout:
+        texts = [self.texts[i] for i in index.tolist()]
+        return Rollout(
+            self.prompt_ids[index],
+            self.prompt_mask[index],
+            self.completion_ids[index],
+            self.completion_mask[index],
+            texts,
+            self.truncated[index],
+        )
+
+
+class Generator(Protocol):
+    def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
+        """`n` completions per prompt, grouped: rows i*n .. i*n+n-1 belong to prompt i."""
+
+    def sync_weights(self) -> None:
+        """Make the next `generate` use the policy's current weights."""
+
+
+class HFGenerator:
+    """Batched `model.generate` (sampling, KV cache, left padding)."""
+
+    def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> None:
+        self.model = model  # the unwrapped module (or the FSDP-wrapped one, which gathers itself)
+        self.tokenizer = tokenizer
+
+    def sync_weights(self) -> None:
+        pass  # generation runs on the trained module itself
+
+    @torch.no_grad()
+    def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
+        device = next(self.model.parameters()).device
+        enc = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        prompt_ids = enc["input_ids"].repeat_interleave(n, dim=0).to(device)
+        prompt_mask = enc["attention_mask"].repeat_interleave(n, dim=0).to(device)
+        was_training = self.model.training
+        self.model.eval()
+        out = self.model.generate(
+            input_ids=prompt_ids,
+            attention_mask=prompt_mask,
+            **generate_kwargs(sampling),
+            pad_token_id=self.tokenizer.pad_token_id,
+            eos_token_id=self.tokenizer.eos_token_id,
+            use_cache=True,
+        )
+        self.model.train(was_training)
+        completion_ids = out[:, prompt_ids.shape[1] :]
+        return finish_rollout(prompt_ids, prompt_mask, completion_ids, self.tokenizer)
+
+
+def generate_kwargs(sampling: SamplingConfig) -> dict:
+    """`generate` arguments for the sampling config; temperature 0 means greedy."""
+    if sampling.temperature == 0:
+        return {"do_sample": False, "max_new_tokens": sampling.max_new_tokens}
+    return {
+        "do_sample": True,
+        "temperature": sampling.temperature,
+        "top_p": sampling.top_p,
+        "top_k": sampling.top_k or None,
+        "max_new_tokens": sampling.max_new_tokens,
+    }
+
+
+def finish_rollout(
+    prompt_ids: torch.Tensor,
+    prompt_mask: torch.Tensor,
+    completion_ids: torch.Tensor,
+    tokenizer: PreTrainedTokenizerBase,
+) -> Rollout:
+    """Mask everything after the first EOS, and decode."""
+    is_eos = completion_ids == tokenizer.eos_token_id
+    has_eos = is_eos.any(dim=1)
+    first_eos = torch.where(has_eos, is_eos.int().argmax(dim=1), completion_ids.shape[1])
+    positions = torch.arange(completion_ids.shape[1], device=completion_ids.device)
+    completion_mask = (positions[None, :] <= first_eos[:, None]).long()
+    completion_ids = completion_ids.masked_fill(completion_mask == 0, tokenizer.pad_token_id)
+    texts = tokenizer.batch_decode(completion_ids, skip_special_tokens=True)
+    return Rollout(prompt_ids, prompt_mask, completion_ids, completion_mask, texts, ~has_eos)

@@ -1,0 +1,142 @@
+"""GRPO (Shao et al. 2024, arXiv:2402.03300) and RLOO, one step at a time.
+
+rollout (G completions per prompt) -> rewards -> group advantages -> `num_epochs` passes of
+clipped-surrogate loss (+ KL to the reference, - entropy bonus) -> metrics.
+Options: Dr. GRPO (`scale_rewards=False`, `loss_aggregation="constant"`), DAPO
+(`clip_eps_high`, `loss_aggregation="token"`, `drop_zero_std_groups`), RLOO
+(`advantage_estimator="rloo"`).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import torch
+
+from training.config import GRPOConfig
+from training.engine import (
+    Batch,
+    Run,
+    completion_logits,
+    micro_batches,
+    rollout,
+    sample_items,
+    update,
+)
+from training.losses import (
+    aggregate,
+    clipped_surrogate,
+    entropy_from_logits,
+    group_advantages,
+    kl_estimate,
+    masked_mean,
+    token_logprobs,
+    zero_std_groups,
+)
+from training.metrics import MetricLists
+
+
+def train_step(run: Run) -> dict[str, float]:
+    config: GRPOConfig = run.config
+    batch = rollout(run, sample_items(run), config.group_size)
+    metrics = batch.metrics
+
+    # Advantages: one scalar per sequence, broadcast over its tokens.
+    advantages = group_advantages(
+        batch.rewards, config.group_size, config.scale_rewards, config.advantage_estimator
+    )  # (B,)
+    flat = zero_std_groups(batch.rewards, config.group_size)  # (B,)
+    metrics["frac_reward_zero_std"] = flat.float().mean().item()
+    keep = ~flat if config.drop_zero_std_groups else torch.ones_like(flat)
+    if not keep.any():
+        return metrics  # nothing to learn from: every group was all-pass or all-fail
+
+    old_logps, ref_logps = reference_logprobs(run, batch)
+    log = MetricLists()
+    for _epoch in range(config.num_epochs):
+        for micro in micro_batches(len(batch.items), config):
+            mini = torch.cat(micro)
+            denominators = (
+                int(keep[mini].sum()),
+                int(batch.rollout.completion_mask[mini][keep[mini]].sum()),
+                len(mini),
+            )
+            update(
+                run,
+                micro,
+                partial(
+                    policy_loss, run, batch, advantages, keep, old_logps, ref_logps, denominators
+                ),
+                log,
+            )
+    return {**metrics, **log.flush()}
+
+
+@torch.no_grad()
+def reference_logprobs(run: Run, batch: Batch) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    """Log-probs (B, C) of the sampling policy (needed only for several epochs; with one, the
+    ratio is exp(logp - logp.detach()) = 1 and the old log-probs are the current ones) and of
+    the frozen reference (only when a KL term is on)."""
+    config, old, ref = run.config, None, None
+    if config.num_epochs > 1:
+        old = _logprobs(run.model, batch, config.sampling.temperature, run)
+    if run.ref_model is not None:
+        ref = _logprobs(run.ref_model, batch, config.sampling.temperature, run)
+    return old, ref
+
+
+def _logprobs(model, batch: Batch, temperature: float, run: Run) -> torch.Tensor:
+    chunks = []
+    with run.accelerator.autocast():
+        for rows in torch.arange(len(batch.items)).split(run.config.micro_size):
+            logits, _ = completion_logits(model, batch.rollout.select(rows), temperature)
+            chunks.append(token_logprobs(logits, batch.rollout.completion_ids[rows]))
+    return torch.cat(chunks)
+
+
+def policy_loss(
+    run: Run,
+    batch: Batch,
+    advantages: torch.Tensor,
+    keep: torch.Tensor,
+    old_logps: torch.Tensor | None,
+    ref_logps: torch.Tensor | None,
+    denominators: tuple[int, int, int],
+    rows: torch.Tensor,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """This micro-batch's share of the mini-batch loss, and its diagnostics."""
+    config: GRPOConfig = run.config
+    mb = batch.rollout.select(rows)
+    mask = mb.completion_mask * keep[rows, None]  # (b, C)
+    logits, _ = completion_logits(run.model, mb, config.sampling.temperature)
+    logps = token_logprobs(logits, mb.completion_ids)  # (b, C)
+    old = logps.detach() if old_logps is None else old_logps[rows]
+    eps_high = config.clip_eps if config.clip_eps_high is None else config.clip_eps_high
+    per_token_loss, low, high = clipped_surrogate(
+        logps - old, advantages[rows, None], config.clip_eps, eps_high
+    )
+    entropy = entropy_from_logits(logits.detach() if config.entropy_coef == 0 else logits)
+    per_token_loss = per_token_loss - config.entropy_coef * entropy
+    diagnostics = {"entropy": masked_mean(entropy, mask).item()}
+    if ref_logps is not None:
+        per_token_kl = kl_estimate(logps, ref_logps[rows], config.kl_estimator)
+        per_token_loss = per_token_loss + config.kl_coef * per_token_kl
+        diagnostics["kl"] = masked_mean(per_token_kl, mask).item()
+    n_seqs, n_tokens, n_rows = denominators
+    loss = aggregate(
+        per_token_loss,
+        mask,
+        config.loss_aggregation,
+        n_seqs,
+        n_tokens,
+        config.sampling.max_new_tokens,
+    )
+    diagnostics.update(
+        {
+            "loss/policy": loss.item() * n_rows / len(rows),  # the mini-batch loss, estimated
+            "clip_ratio/low_mean": masked_mean(low.float(), mask).item(),
+            "clip_ratio/high_mean": masked_mean(high.float(), mask).item(),
+            "clip_ratio": masked_mean((low | high).float(), mask).item(),
+        }
+    )
+    return loss, diagnostics

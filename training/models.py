@@ -1,0 +1,108 @@
+"""Model loading: any Hugging Face causal-LM directory or hub id, or a tiny local model.
+
+The tiny builder makes a Llama-style model and a BPE tokenizer trained locally with
+`tokenizers` (digits are always single tokens), so the CPU demo and tests need no download.
+Everything goes through `save_pretrained` / `from_pretrained` like a real model would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    LlamaConfig,
+    LlamaForCausalLM,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+    PreTrainedTokenizerFast,
+)
+
+from training.config import ModelConfig
+
+SPECIAL_TOKENS = {"pad_token": "<pad>", "bos_token": "<s>", "eos_token": "</s>"}
+
+
+def train_tokenizer(corpus: Iterable[str], vocab_size: int = 96) -> PreTrainedTokenizerFast:
+    """A byte-level BPE whose pre-tokenizer splits every digit into its own token."""
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        ]
+    )
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(SPECIAL_TOKENS.values()),
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    bpe.train_from_iterator(corpus, trainer=trainer)
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, **SPECIAL_TOKENS)
+    tokenizer.padding_side = "left"  # decoder-only generation pads on the left
+    return tokenizer
+
+
+def build_tiny_model(
+    tokenizer: PreTrainedTokenizerBase, layers: int = 2, width: int = 128, seed: int = 0
+) -> LlamaForCausalLM:
+    """A Llama-style model: `layers` x `width`, 4 heads, SwiGLU 4x, tied embeddings."""
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=width,
+        intermediate_size=4 * width,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=128,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = LlamaForCausalLM(config)
+    _align_generation_config(model, tokenizer)
+    return model
+
+
+def load_model(
+    config: ModelConfig, corpus: Iterable[str] | None = None, seed: int = 0
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """Load `config.path`, or build the tiny model (its tokenizer trained on `corpus`)."""
+    if config.path is None:
+        if corpus is None:
+            raise ValueError("model.path: required unless a corpus is given for the tiny builder")
+        tokenizer = train_tokenizer(corpus)
+        model = build_tiny_model(tokenizer, config.tiny_layers, config.tiny_width, seed)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(config.path)
+        model = AutoModelForCausalLM.from_pretrained(config.path, dtype=torch.float32)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    _align_generation_config(model, tokenizer)
+    if config.gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+    return model, tokenizer
+
+
+def save_model(
+    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, path: str | Path
+) -> None:
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+
+
+def _align_generation_config(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> None:
+    gen = model.generation_config
+    gen.pad_token_id = tokenizer.pad_token_id
+    gen.eos_token_id = tokenizer.eos_token_id
+    gen.bos_token_id = tokenizer.bos_token_id

@@ -1,0 +1,136 @@
+"""PPO with a value head and GAE, for language models (Schulman et al. 2017; Ouyang et al.
+2022; the cleanrl / "N implementation details of RLHF" recipe).
+
+rollout -> per-token rewards (score at the last token, minus beta * KL per token) ->
+values -> GAE(gamma, lambda) -> `num_epochs` passes of clipped policy + clipped value loss.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import torch
+from torch import nn
+
+from training.config import PPOConfig
+from training.engine import (
+    Batch,
+    Run,
+    completion_logits,
+    micro_batches,
+    rollout,
+    sample_items,
+    update,
+)
+from training.losses import (
+    clipped_surrogate,
+    entropy_from_logits,
+    gae,
+    kl_k1,
+    masked_mean,
+    masked_sum,
+    token_logprobs,
+    whiten,
+)
+from training.metrics import MetricLists
+
+
+class ValueHead(nn.Module):
+    """V(s_t) from the policy's last hidden state: (B, T, H) -> (B, T)."""
+
+    def __init__(self, hidden_size: int) -> None:
+        super().__init__()
+        self.linear = nn.Linear(hidden_size, 1)
+        nn.init.zeros_(self.linear.weight)
+        nn.init.zeros_(self.linear.bias)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.linear(hidden.float()).squeeze(-1)
+
+
+def train_step(run: Run) -> dict[str, float]:
+    config: PPOConfig = run.config
+    batch = rollout(run, sample_items(run), config.group_size)
+    mask = batch.rollout.completion_mask.float()  # (B, C)
+    old_logps, old_values, ref_logps = rollout_statistics(run, batch)
+
+    # Per-token rewards: the verifier's score lands on the last completion token; the KL
+    # penalty to the reference is spread over every token (Ziegler et al. 2019).
+    last = (batch.rollout.lengths - 1).clamp(min=0)  # (B,)
+    token_rewards = torch.zeros_like(mask)
+    token_rewards[torch.arange(len(last)), last] = batch.rewards
+    metrics = batch.metrics
+    if ref_logps is not None:
+        per_token_kl = kl_k1(old_logps, ref_logps)
+        token_rewards = token_rewards - config.kl_coef * per_token_kl * mask
+        metrics["kl"] = masked_mean(per_token_kl, mask).item()
+    advantages, returns = gae(token_rewards, old_values, mask, config.gamma, config.lam)
+    if config.whiten_advantages:
+        advantages = whiten(advantages, mask)
+
+    log = MetricLists()
+    for _epoch in range(config.num_epochs):
+        for micro in micro_batches(len(batch.items), config):
+            n_tokens = int(mask[torch.cat(micro)].sum())
+            update(
+                run,
+                micro,
+                partial(ppo_loss, run, batch, old_logps, old_values, advantages, returns, n_tokens),
+                log,
+            )
+    metrics.update(log.flush())
+    metrics["val/explained_variance"] = explained_variance(old_values, returns, mask)
+    return metrics
+
+
+@torch.no_grad()
+def rollout_statistics(run: Run, batch: Batch):
+    """Log-probs and values (B, C) of the sampling policy, and reference log-probs."""
+    temperature = run.config.sampling.temperature
+    logps, values, ref = [], [], []
+    with run.accelerator.autocast():
+        for rows in torch.arange(len(batch.items)).split(run.config.micro_size):
+            mb = batch.rollout.select(rows)
+            logits, hidden = completion_logits(run.model, mb, temperature, hidden=True)
+            logps.append(token_logprobs(logits, mb.completion_ids))
+            values.append(run.value_head(hidden))
+            if run.ref_model is not None:
+                ref_logits, _ = completion_logits(run.ref_model, mb, temperature)
+                ref.append(token_logprobs(ref_logits, mb.completion_ids))
+    return torch.cat(logps), torch.cat(values), (torch.cat(ref) if ref else None)
+
+
+def ppo_loss(run: Run, batch: Batch, old_logps, old_values, advantages, returns, n_tokens, rows):
+    config: PPOConfig = run.config
+    mb = batch.rollout.select(rows)
+    mask = mb.completion_mask.float()
+    logits, hidden = completion_logits(run.model, mb, config.sampling.temperature, hidden=True)
+    logps = token_logprobs(logits, mb.completion_ids)
+    eps_high = config.clip_eps if config.clip_eps_high is None else config.clip_eps_high
+    pg_loss, low, high = clipped_surrogate(
+        logps - old_logps[rows], advantages[rows], config.clip_eps, eps_high
+    )
+
+    # Clipped value loss (cleanrl's ppo.py): max of unclipped and clipped squared errors.
+    values = run.value_head(hidden)
+    values_clipped = old_values[rows] + (values - old_values[rows]).clamp(
+        -config.vf_clip, config.vf_clip
+    )
+    vf_loss = 0.5 * torch.max((values - returns[rows]) ** 2, (values_clipped - returns[rows]) ** 2)
+
+    entropy = entropy_from_logits(logits if config.entropy_coef else logits.detach())
+    per_token_loss = pg_loss + config.vf_coef * vf_loss - config.entropy_coef * entropy
+    loss = masked_sum(per_token_loss, mask) / max(n_tokens, 1)
+    return loss, {
+        "loss/policy": masked_mean(pg_loss, mask).item(),
+        "loss/value": masked_mean(vf_loss, mask).item(),
+        "entropy": masked_mean(entropy, mask).item(),
+        "clip_ratio": masked_mean((low | high).float(), mask).item(),
+        "approx_kl": masked_mean(kl_k1(old_logps[rows], logps.detach()), mask).item(),
+    }
+
+
+def explained_variance(values: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor) -> float:
+    residual = masked_mean((returns - values) ** 2, mask) - masked_mean(returns - values, mask) ** 2
+    var = masked_mean(returns**2, mask) - masked_mean(returns, mask) ** 2
+    return (1 - residual / var).item() if var > 0 else float("nan")
