@@ -1,8 +1,11 @@
 """Per-execution memory and pid cgroups (v1 or v2), nested under the service's own cgroups.
 
 Nesting under our own group keeps any limit our parent has in force, and needs no write
-access above it. A unit is created per execution and removed by the service once the
-execution's keeper has been reaped.
+access above it. Creating and removing a memory cgroup costs the kernel more than the
+execution it holds, so the service recycles them: once an execution's keeper has been
+reaped and the group is verified empty, its limits are put back to the ceiling and the
+next execution uses it. Memory-limit hits are counted, never reset: an execution compares
+the count against the one it found (:func:`oom_count`), so a previous user's cannot leak.
 """
 
 from __future__ import annotations
@@ -119,20 +122,49 @@ def join(dirs: list[str]) -> None:
             fh.write(str(os.getpid()))
 
 
-def oom_killed(layout: Layout, name: str) -> bool:
-    """Whether the memory controller refused memory or killed anything in the unit."""
+def oom_count(layout: Layout, name: str) -> int:
+    """How often the memory controller has refused memory or killed in the unit, ever."""
     if not layout.memory:
-        return False
+        return 0
     path = os.path.join(layout.memory, name)
     try:
         if layout.v2:
             with open(os.path.join(path, "memory.events")) as fh:
                 stats = dict(line.split() for line in fh)
-            return int(stats.get("oom_kill", 0)) > 0 or int(stats.get("max", 0)) > 0
+            return int(stats.get("oom_kill", 0)) + int(stats.get("max", 0))
         with open(os.path.join(path, "memory.failcnt")) as fh:
-            return int(fh.read()) > 0
+            return int(fh.read())
     except (OSError, ValueError):
+        return 0
+
+
+def oom_killed(layout: Layout, name: str, before: int = 0) -> bool:
+    """Whether the memory controller refused memory or killed since the count ``before``."""
+    return oom_count(layout, name) > before
+
+
+def unit_dirs(layout: Layout, name: str) -> list[str]:
+    return sorted({os.path.join(d, name) for d in layout.dirs})
+
+
+def recycle(layout: Layout, name: str, memory_bytes: int, max_pids: int) -> bool:
+    """Make an emptied unit ready for the next execution; False (and removed) if not empty.
+
+    Its members died with their keeper's PID namespace; anything still listed means the
+    group cannot be trusted to start clean, so it is killed and removed instead.
+    """
+    dirs = unit_dirs(layout, name)
+    if any(_members(path) for path in dirs):
+        destroy_unit(dirs)
         return False
+    try:
+        if layout.pids:
+            _write(os.path.join(layout.pids, name), "pids.max", str(max_pids))
+        set_memory(layout, name, memory_bytes)
+    except OSError:
+        destroy_unit(dirs)
+        return False
+    return True
 
 
 def destroy_unit(dirs: list[str]) -> bool:

@@ -24,6 +24,7 @@ BASE_ADDRESS_SPACE = 0  # bytes mapped by the unit before it runs any code
 MAX_MEMORY_MB = 4096  # ceiling a pre-forked unit starts with, before a request lowers it
 IDLE_TIMEOUT = 3600.0  # seconds of CPU a pre-forked unit may have before its request
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_LIBC = ctypes.CDLL(None) if linux.IS_LINUX else None  # opened once, before any fork
 M_ARENA_MAX = -8  # mallopt: one arena, so threads do not each reserve 64 MiB against RLIMIT_AS
 
 
@@ -65,6 +66,10 @@ class Limits:
         # The tmpfs and interpreter pages are charged too; leave room so that the
         # address-space limit, which fails cleanly with MemoryError, usually fires first.
         return (self.memory_mb + self.tmp_mb + 64) << 20
+
+
+# What a pre-forked unit starts with, before a request lowers it.
+CEILING = Limits(timeout=IDLE_TIMEOUT, memory_mb=MAX_MEMORY_MB)
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ def _reset_interpreter(python_path: tuple[str, ...]) -> None:
     sys.argv[:] = ["sandbox"]
     os.umask(0o077)
     if linux.IS_LINUX:
-        ctypes.CDLL(None).mallopt(M_ARENA_MAX, 1)
+        _LIBC.mallopt(M_ARENA_MAX, 1)
 
 
 def _current_address_space() -> int:

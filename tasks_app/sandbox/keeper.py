@@ -37,20 +37,20 @@ class CandidateError(Exception):
     """The sandboxed function raised an exception that has no safe builtin counterpart."""
 
 
-def run_pooled(ctl: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> None:
+def run_pooled(
+    ctl: socket.socket, template: isolate.Jail, layout: cgroups.Layout, unit_name: str
+) -> None:
     """Pre-fork an isolated unit, then wait for the service to hand over a request.
 
     The whole isolation set-up (cgroup migration, namespaces, root, seccomp) happens here,
-    before any request exists, so a request only pays for its own code.
+    before any request exists, so a request only pays for its own code. The service hands
+    over ``unit_name``: an empty cgroup at the ceiling limits, fresh or recycled.
     """
-    unit_name = f"job-{os.getpid()}"
-    ceiling = isolate.Limits(timeout=isolate.IDLE_TIMEOUT, memory_mb=isolate.MAX_MEMORY_MB)
-    dirs: list[str] = []
-    if template.layers.cgroups:
-        dirs = cgroups.create_unit(layout, unit_name, ceiling.cgroup_bytes(), ceiling.max_pids)
-    jail = dataclasses.replace(template, limits=ceiling, cgroup_dirs=dirs)
+    dirs = cgroups.unit_dirs(layout, unit_name) if template.layers.cgroups else []
+    oom_before = cgroups.oom_count(layout, unit_name) if dirs else 0
+    jail = dataclasses.replace(template, limits=isolate.CEILING, cgroup_dirs=dirs)
     unit = Unit.start(jail, inmate.serve_request, True, FUNCTION_OUTPUT_LIMIT)
-    unit.oom_check = lambda: cgroups.oom_killed(layout, unit_name)
+    unit.oom_check = lambda: cgroups.oom_killed(layout, unit_name, oom_before)
     _, fds, _, _ = socket.recv_fds(ctl, 16, 1)
     if not fds:
         unit.kill()

@@ -71,6 +71,8 @@ class Service:
     def __init__(self, control: socket.socket) -> None:
         self.control = control
         self.keepers: dict[int, str] = {}  # keeper pid -> unit name
+        self.spare: list[str] = []  # emptied unit cgroups, ready to be used again
+        self.created = 0
         self.idle: list[tuple[int, socket.socket]] = []  # pre-forked keepers, oldest first
         self.root_dir = tempfile.mkdtemp(prefix="sandbox-root-")
         self.layout = cgroups.Layout(None, None, False)
@@ -126,7 +128,19 @@ class Service:
         while len(self.idle) < POOL_SIZE:
             self.spawn_idle()
 
+    def unit_cgroup(self) -> str:
+        """A name of an empty unit cgroup at the ceiling limits: a spare one, or a new one."""
+        if self.spare:
+            return self.spare.pop()
+        self.created += 1
+        name = f"unit-{self.created}"
+        if self.template.layers.cgroups:
+            ceiling = isolate.CEILING
+            cgroups.create_unit(self.layout, name, ceiling.cgroup_bytes(), ceiling.max_pids)
+        return name
+
     def spawn_idle(self) -> None:
+        name = self.unit_cgroup()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
@@ -137,12 +151,12 @@ class Service:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             try:
-                keeper.run_pooled(theirs, self.template, self.layout)
+                keeper.run_pooled(theirs, self.template, self.layout, name)
             finally:
                 os._exit(0)
         theirs.close()
         self.idle.append((pid, ours))
-        self.keepers[pid] = f"job-{pid}"
+        self.keepers[pid] = name
 
     def reap(self) -> None:
         while True:
@@ -156,8 +170,13 @@ class Service:
             for entry in [e for e in self.idle if e[0] == pid]:
                 self.idle.remove(entry)
                 entry[1].close()
-            if name and self.layout.dirs:
-                cgroups.destroy_unit([os.path.join(d, name) for d in self.layout.dirs])
+            if name and self.template.layers.cgroups:
+                ceiling = isolate.CEILING
+                bytes_, pids = ceiling.cgroup_bytes(), ceiling.max_pids
+                if cgroups.recycle(self.layout, name, bytes_, pids):
+                    self.spare.append(name)
+            elif name and self.layout.dirs:
+                cgroups.destroy_unit(cgroups.unit_dirs(self.layout, name))
 
     def shutdown(self) -> None:
         for pid in list(self.keepers):
