@@ -1,5 +1,5 @@
-import { useEffect, useState, type FormEvent } from "react";
-import { Link, useNavigate, useParams } from "react-router";
+import { useState, type FormEvent } from "react";
+import { Link, useLocation, useNavigate, useParams } from "react-router";
 
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -30,7 +30,9 @@ function Editor({ curriculum, versions }: { curriculum: Curriculum | null; versi
     if (!curriculum && versions[0]) initial.families = [newEntry(versions[0].id)];
     return initial;
   });
-  const [saved, setSaved] = useState(false);
+  // A new curriculum reopens at its own address; the state says it was just saved.
+  const justCreated = (useLocation().state as { created?: boolean } | null)?.created === true;
+  const [savedKey, setSavedKey] = useState<string | null>(null);
   const [previewedConfig, setPreviewedConfig] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const save = useSaveCurriculum(curriculum?.id ?? null, team?.slug);
@@ -42,7 +44,10 @@ function Editor({ curriculum, versions }: { curriculum: Curriculum | null; versi
   const previewErrors = collectErrors([preview.error], (f) => FORM_FIELDS.test(f));
   const errorFor = (path: string) => byField[path] ?? previewErrors.byField[path];
 
-  useEffect(() => setSaved(false), [configKey, name, description]);
+  const formKey = JSON.stringify([configKey, name, description]);
+  // "Saved" holds until the form is edited again.
+  const [createdKey] = useState(() => (justCreated ? formKey : null));
+  const saved = (savedKey ?? createdKey) === formKey;
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -50,8 +55,8 @@ function Editor({ curriculum, versions }: { curriculum: Curriculum | null; versi
       { name: name.trim(), description: description.trim(), config },
       {
         onSuccess: (result) => {
-          setSaved(true);
-          if (!curriculum) navigate(`/curricula/${result.id}`, { replace: true });
+          setSavedKey(formKey);
+          if (!curriculum) navigate(`/curricula/${result.id}`, { replace: true, state: { created: true } });
         },
       },
     );
@@ -116,7 +121,7 @@ function Editor({ curriculum, versions }: { curriculum: Curriculum | null; versi
               </button>
               {saved && !save.isPending && (
                 <span className="subtle" role="status">
-                  Saved{save.data ? ` · revision ${save.data.revision}` : ""}.
+                  Saved · revision {save.data?.revision ?? curriculum?.revision}.
                 </span>
               )}
             </div>
