@@ -16,6 +16,8 @@ from django.db import models, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from crucible.realtime.publish import publish_to_team
+
 from .models import ApiToken, AuditEvent, Membership, Role, Team, hash_token
 
 TOKEN_PREFIX = "crc_"
@@ -34,7 +36,7 @@ def record(
     team: Team | None = None,
     changes: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    return AuditEvent.objects.create(
+    event = AuditEvent.objects.create(
         actor=actor if actor is not None and actor.is_authenticated else None,
         team=team,
         action=action,
@@ -42,6 +44,11 @@ def record(
         target_id=str(target.pk),
         changes=changes or {},
     )
+    if team is not None:
+        # Every audited change is also a live event for the team's open pages.
+        live = {"type": action, "target_type": event.target_type, "target_id": event.target_id}
+        transaction.on_commit(lambda: publish_to_team(team.pk, live))
+    return event
 
 
 def membership_of(user: AbstractBaseUser, team: Team) -> Membership | None:

@@ -40,7 +40,10 @@ class LoginView(APIView):
 
     @extend_schema(
         request=LoginSerializer,
-        responses={200: MeSerializer, 400: OpenApiResponse(description="invalid_credentials or a field error")},
+        responses={
+            200: MeSerializer,
+            400: OpenApiResponse(description="invalid_credentials or a field error"),
+        },
     )
     def post(self, request: Request) -> Response:
         data = LoginSerializer(data=request.data)

@@ -9,17 +9,11 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from crucible.accounts.services import teams_visible_to
 
+from .groups import team_group, user_group
+
 # Application close codes (4000-4999): the client can tell why it was turned away.
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
-
-
-def team_group(team_id: int) -> str:
-    return f"team.{team_id}"
-
-
-def user_group(user_id: int) -> str:
-    return f"user.{user_id}"
 
 
 class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):

@@ -7,7 +7,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from .consumers import team_group
+from .groups import team_group
 
 
 def publish(group: str, event: dict[str, Any]) -> None:

@@ -235,7 +235,9 @@ class FamilyViewSet(TeamScopedMixin, viewsets.ModelViewSet):
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return self.scope(
-            TaskFamily.objects.select_related("team").annotate(version_count=Count("versions"))
+            TaskFamily.objects.select_related("team")
+            .annotate(version_count=Count("versions"))
+            .order_by("name", "id")
         )
 
     def perform_create(self, serializer: FamilySerializer) -> None:

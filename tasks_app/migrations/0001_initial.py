@@ -7,184 +7,425 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PoolVersion',
+            name="PoolVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('content_hash', models.CharField(db_index=True, max_length=64)),
-                ('source', models.CharField(choices=[('generator', 'Procedural generator'), ('upload', 'Uploaded file'), ('dataset', 'Bundled dataset'), ('edit', 'Edit of a previous version'), ('grading', 'Measured difficulty')], max_length=20)),
-                ('source_detail', models.JSONField(blank=True, default=dict)),
-                ('held_out_fraction', models.FloatField()),
-                ('task_count', models.PositiveIntegerField()),
-                ('train_count', models.PositiveIntegerField()),
-                ('held_out_count', models.PositiveIntegerField()),
-                ('difficulty_histogram', models.JSONField(default=dict, help_text='{split: {level: count}}')),
-                ('dedup', models.JSONField(default=dict, help_text='Counts and the first removed rows.')),
-                ('diff', models.JSONField(default=dict, help_text='Against the parent version.')),
-                ('note', models.CharField(blank=True, max_length=300)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='tasks_app.poolversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("content_hash", models.CharField(db_index=True, max_length=64)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("generator", "Procedural generator"),
+                            ("upload", "Uploaded file"),
+                            ("dataset", "Bundled dataset"),
+                            ("edit", "Edit of a previous version"),
+                            ("grading", "Measured difficulty"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("source_detail", models.JSONField(blank=True, default=dict)),
+                ("held_out_fraction", models.FloatField()),
+                ("task_count", models.PositiveIntegerField()),
+                ("train_count", models.PositiveIntegerField()),
+                ("held_out_count", models.PositiveIntegerField()),
+                (
+                    "difficulty_histogram",
+                    models.JSONField(default=dict, help_text="{split: {level: count}}"),
+                ),
+                (
+                    "dedup",
+                    models.JSONField(default=dict, help_text="Counts and the first removed rows."),
+                ),
+                ("diff", models.JSONField(default=dict, help_text="Against the parent version.")),
+                ("note", models.CharField(blank=True, max_length=300)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "parent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="tasks_app.poolversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['family', '-number'],
+                "ordering": ["family", "-number"],
             },
         ),
         migrations.CreateModel(
-            name='PoolJob',
+            name="PoolJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(default='grade', max_length=30)),
-                ('params', models.JSONField(default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='queued', max_length=12)),
-                ('progress', models.FloatField(default=0.0)),
-                ('message', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('result_version', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='tasks_app.poolversion')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='tasks_app.poolversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(default="grade", max_length=30)),
+                ("params", models.JSONField(default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=12,
+                    ),
+                ),
+                ("progress", models.FloatField(default=0.0)),
+                ("message", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "result_version",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="tasks_app.poolversion",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="jobs",
+                        to="tasks_app.poolversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='TaskFamily',
+            name="TaskFamily",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('name', models.CharField(max_length=120)),
-                ('slug', models.SlugField(max_length=60)),
-                ('kind', models.CharField(help_text="A registered family kind, e.g. 'arithmetic'.", max_length=60)),
-                ('description', models.TextField(blank=True)),
-                ('params', models.JSONField(blank=True, default=dict, help_text='Generator parameters of the kind.')),
-                ('prompt_template', models.TextField(blank=True, help_text="Overrides the kind's template when set.")),
-                ('held_out_fraction', models.FloatField(default=0.1)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('team', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.team')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("name", models.CharField(max_length=120)),
+                ("slug", models.SlugField(max_length=60)),
+                (
+                    "kind",
+                    models.CharField(
+                        help_text="A registered family kind, e.g. 'arithmetic'.", max_length=60
+                    ),
+                ),
+                ("description", models.TextField(blank=True)),
+                (
+                    "params",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Generator parameters of the kind."
+                    ),
+                ),
+                (
+                    "prompt_template",
+                    models.TextField(
+                        blank=True, help_text="Overrides the kind's template when set."
+                    ),
+                ),
+                ("held_out_fraction", models.FloatField(default=0.1)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.team",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.AddField(
-            model_name='poolversion',
-            name='family',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='tasks_app.taskfamily'),
+            model_name="poolversion",
+            name="family",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="versions",
+                to="tasks_app.taskfamily",
+            ),
         ),
         migrations.CreateModel(
-            name='Verifier',
+            name="Verifier",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('name', models.CharField(max_length=120)),
-                ('slug', models.SlugField(max_length=60)),
-                ('description', models.TextField(blank=True)),
-                ('family_kind', models.CharField(blank=True, help_text='The kind it was made for, if any.', max_length=60)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('team', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.team')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("name", models.CharField(max_length=120)),
+                ("slug", models.SlugField(max_length=60)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "family_kind",
+                    models.CharField(
+                        blank=True, help_text="The kind it was made for, if any.", max_length=60
+                    ),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.team",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='LabelledExample',
+            name="LabelledExample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('response', models.TextField()),
-                ('expected', models.JSONField(blank=True, default=dict)),
-                ('label', models.CharField(choices=[('good', 'Known good'), ('bad', 'Known bad')], max_length=4)),
-                ('note', models.CharField(blank=True, max_length=300)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('verifier', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='examples', to='tasks_app.verifier')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("response", models.TextField()),
+                ("expected", models.JSONField(blank=True, default=dict)),
+                (
+                    "label",
+                    models.CharField(
+                        choices=[("good", "Known good"), ("bad", "Known bad")], max_length=4
+                    ),
+                ),
+                ("note", models.CharField(blank=True, max_length=300)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "verifier",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="examples",
+                        to="tasks_app.verifier",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='VerifierVersion',
+            name="VerifierVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('spec', models.JSONField(help_text='The canonical layered spec.')),
-                ('spec_hash', models.CharField(db_index=True, max_length=64)),
-                ('note', models.CharField(blank=True, max_length=300)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('verifier', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='tasks_app.verifier')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("spec", models.JSONField(help_text="The canonical layered spec.")),
+                ("spec_hash", models.CharField(db_index=True, max_length=64)),
+                ("note", models.CharField(blank=True, max_length=300)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "verifier",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="versions",
+                        to="tasks_app.verifier",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['verifier', '-number'],
+                "ordering": ["verifier", "-number"],
             },
         ),
         migrations.CreateModel(
-            name='Curriculum',
+            name="Curriculum",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('name', models.CharField(max_length=120)),
-                ('slug', models.SlugField(max_length=60)),
-                ('description', models.TextField(blank=True)),
-                ('config', models.JSONField()),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('team', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.team')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("name", models.CharField(max_length=120)),
+                ("slug", models.SlugField(max_length=60)),
+                ("description", models.TextField(blank=True)),
+                ("config", models.JSONField()),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "team",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.team",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
-                'constraints': [models.UniqueConstraint(fields=('team', 'slug'), name='curriculum_slug_per_team')],
+                "ordering": ["name"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("team", "slug"), name="curriculum_slug_per_team"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='PoolTask',
+            name="PoolTask",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('content_hash', models.CharField(max_length=64)),
-                ('prompt', models.TextField()),
-                ('expected', models.JSONField()),
-                ('difficulty', models.PositiveSmallIntegerField()),
-                ('split', models.CharField(choices=[('train', 'Train'), ('held_out', 'Held out')], max_length=10)),
-                ('source_id', models.CharField(blank=True, max_length=200)),
-                ('meta', models.JSONField(blank=True, default=dict)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tasks', to='tasks_app.poolversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                ("content_hash", models.CharField(max_length=64)),
+                ("prompt", models.TextField()),
+                ("expected", models.JSONField()),
+                ("difficulty", models.PositiveSmallIntegerField()),
+                (
+                    "split",
+                    models.CharField(
+                        choices=[("train", "Train"), ("held_out", "Held out")], max_length=10
+                    ),
+                ),
+                ("source_id", models.CharField(blank=True, max_length=200)),
+                ("meta", models.JSONField(blank=True, default=dict)),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tasks",
+                        to="tasks_app.poolversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['version', 'position'],
-                'indexes': [models.Index(fields=['version', 'split', 'difficulty'], name='pooltask_sampling')],
-                'constraints': [models.UniqueConstraint(fields=('version', 'content_hash'), name='task_once_per_version')],
+                "ordering": ["version", "position"],
+                "indexes": [
+                    models.Index(
+                        fields=["version", "split", "difficulty"], name="pooltask_sampling"
+                    )
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("version", "content_hash"), name="task_once_per_version"
+                    )
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='taskfamily',
-            constraint=models.UniqueConstraint(fields=('team', 'slug'), name='family_slug_per_team'),
+            model_name="taskfamily",
+            constraint=models.UniqueConstraint(
+                fields=("team", "slug"), name="family_slug_per_team"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='poolversion',
-            constraint=models.UniqueConstraint(fields=('family', 'number'), name='one_number_per_family_version'),
+            model_name="poolversion",
+            constraint=models.UniqueConstraint(
+                fields=("family", "number"), name="one_number_per_family_version"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='verifier',
-            constraint=models.UniqueConstraint(fields=('team', 'slug'), name='verifier_slug_per_team'),
+            model_name="verifier",
+            constraint=models.UniqueConstraint(
+                fields=("team", "slug"), name="verifier_slug_per_team"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='verifierversion',
-            constraint=models.UniqueConstraint(fields=('verifier', 'number'), name='one_number_per_verifier_version'),
+            model_name="verifierversion",
+            constraint=models.UniqueConstraint(
+                fields=("verifier", "number"), name="one_number_per_verifier_version"
+            ),
         ),
     ]

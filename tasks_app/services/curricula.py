@@ -42,6 +42,9 @@ def resolve(
     families = config.get("families")
     if not isinstance(families, list) or not families:
         raise field_errors([("config.families", "must be a non-empty list")])
+    policy_errors = _policy_errors(config)
+    if policy_errors:
+        raise field_errors(policy_errors)
     pinned: dict[str, PoolVersion] = {}
     entries = [_family_entry(i, item, versions, pinned) for i, item in enumerate(families)]
     try:
@@ -50,6 +53,32 @@ def resolve(
         ), pinned
     except (TypeError, ValueError) as exc:
         raise field_errors([("config", str(exc))]) from exc
+
+
+def _policy_errors(config: dict[str, Any]) -> list[tuple[str, str]]:
+    """Field-named checks of the policy knobs (the pure config re-checks them all)."""
+    errors = []
+    band = config.get("band", [0.3, 0.7])
+    if not (
+        isinstance(band, list)
+        and len(band) == 2
+        and all(_number(b) for b in band)
+        and 0 <= band[0] < band[1] <= 1
+    ):
+        errors.append(("config.band", "must be [low, high] with 0 <= low < high <= 1"))
+    if not (_number(config.get("floor", 0.05)) and 0 <= config.get("floor", 0.05) < 1):
+        errors.append(("config.floor", "must be a number in [0, 1)"))
+    if not (isinstance(config.get("window", 64), int) and config.get("window", 64) >= 1):
+        errors.append(("config.window", "must be a whole number of at least 1"))
+    if not (_number(config.get("step", 0.2)) and 0 < config.get("step", 0.2) <= 1):
+        errors.append(("config.step", "must be in (0, 1]"))
+    if not isinstance(config.get("dynamic", True), bool):
+        errors.append(("config.dynamic", "must be true or false"))
+    return errors
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _family_entry(

@@ -84,3 +84,13 @@ async def test_it_round_trips_through_the_redis_channel_layer(owner, team, redis
         await communicator.disconnect()
     finally:
         channel_layers.backends.clear()
+
+
+async def test_it_streams_audited_changes_to_the_team(owner, team):
+    secret = await issue_token(owner, team)
+    communicator = await connect(f"/ws/events/?token={secret}")
+    await communicator.receive_json_from(timeout=5)
+    await database_sync_to_async(lambda: services.create_token(owner, "ci", team=team))()
+    event = await communicator.receive_json_from(timeout=5)
+    assert event["type"] == "token.created" and event["target_type"] == "accounts.apitoken"
+    await communicator.disconnect()

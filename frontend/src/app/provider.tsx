@@ -10,6 +10,15 @@ const LIVE_INVALIDATIONS: InvalidationMap = {
   "token.created": [["tokens"]],
   "token.revoked": [["tokens"]],
   "membership.changed": [["teams"], ["auth", "me"]],
+  "family.created": [["families"]],
+  "pool.version_created": [["families"], ["pool-versions"]],
+  "pool.grading_started": [["pool-versions"]],
+  "pool.job_updated": [["pool-versions"]],
+  "verifier.created": [["verifiers"]],
+  "verifier.version_created": [["verifiers"]],
+  "verifier.example_added": [["verifiers"]],
+  "curriculum.created": [["curricula"]],
+  "curriculum.config_changed": [["curricula"]],
 };
 
 export function AppProvider({

@@ -42,7 +42,7 @@ def test_it_names_the_bad_field_of_a_config(api, version):
         {"team": "reasoning", "name": "x", "config": config(version, band=[0.8, 0.2])},
         format="json",
     )
-    assert response.status_code == 400 and "band" in response.json()["errors"][0]["message"]
+    assert response.status_code == 400 and response.json()["errors"][0]["field"] == "config.band"
     assert Curriculum.objects.count() == 0
 
 
