@@ -8,6 +8,7 @@ Whatever this process prints, however it exits, it cannot state a verdict.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import io
 import os
 import socket
@@ -20,6 +21,8 @@ from tasks_app.sandbox import isolate, wire
 
 CHANNEL_FD = 3
 DETAIL_CAP = 2000
+# Encoded up front: when it is needed, memory is what the process has run out of.
+MEMORY_ERROR_FRAME = wire.dumps({"memory_error": True})
 
 
 def _fresh_stdio() -> None:
@@ -92,13 +95,16 @@ def _call(function: Any, request: dict[str, Any]) -> dict[str, Any]:
 def run_program(chan: socket.socket, source: str) -> None:
     """Run a whole program as ``__main__`` and exit with its status, as ``python FILE`` would."""
     status = 0
+    namespace = _namespace("__main__")
     try:
-        exec(compile(source, "<program>", "exec"), _namespace("__main__"))
+        exec(compile(source, "<program>", "exec"), namespace)
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException as exc:
         if isinstance(exc, MemoryError):
-            wire.send(chan, {"memory_error": True})
+            with contextlib.suppress(BaseException):
+                chan.sendall(MEMORY_ERROR_FRAME)
+            namespace.clear()  # whatever the program still holds, so the traceback can print
         traceback.print_exc()
         status = 1
     threading._shutdown()  # type: ignore[attr-defined]  # wait for non-daemon threads, like python does

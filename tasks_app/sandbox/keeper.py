@@ -114,11 +114,10 @@ def _run_program(unit: Unit, request: dict[str, Any]) -> dict[str, Any]:
     unit.stdin_data = str(request.get("stdin", "")).encode()
     if not unit.stdin_data:
         unit.close_stdin()
-    status, detail, memory_error = "ok", "", False
+    status, detail = "ok", ""
     try:
         unit.wait_exit()
-        memory_error = any(frame == {"memory_error": True} for frame in _frames(unit))
-        status, detail = _program_status(unit, memory_error)
+        status, detail = _program_status(unit, unit.memory_error)
     except Gone as gone:
         status, detail = gone.status, gone.detail
     return {
@@ -129,14 +128,6 @@ def _run_program(unit: Unit, request: dict[str, Any]) -> dict[str, Any]:
         "exit_code": _exit_code(unit.exit_status),
         "truncated": any(c.overflowed for c in unit.out.values()),
     }
-
-
-def _frames(unit: Unit) -> list[Any]:
-    frames = []
-    with contextlib.suppress(wire.WireError):
-        while (frame := unit.frames.next()) is not None:
-            frames.append(frame)
-    return frames
 
 
 def _program_status(unit: Unit, memory_error: bool) -> tuple[str, str]:

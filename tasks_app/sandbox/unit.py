@@ -61,6 +61,7 @@ class Unit:
         self.out: dict[str, Captured] = {}
         self.stdin_data = b""
         self.oom_check: Callable[[], bool] = lambda: False
+        self.memory_error = False  # a program reported a top-level MemoryError
 
     @classmethod
     def start(
@@ -111,11 +112,20 @@ class Unit:
             self._pump(self.remaining())
 
     def wait_exit(self) -> None:
-        """Feed stdin, drain output and wait for the unit to exit (programs)."""
+        """Feed stdin, drain output and wait for the unit to exit (programs).
+
+        Frames are consumed as they come, so a program spamming its channel cannot grow
+        our buffer; the only one that means anything is a MemoryError report.
+        """
         while self.exit_status is None:
             self._pump(self.remaining())
-            with contextlib.suppress(wire.WireError):
-                self._next_frame()
+            self._note_frames()
+        self._note_frames()
+
+    def _note_frames(self) -> None:
+        with contextlib.suppress(wire.WireError, Gone):
+            while (frame := self._next_frame()) is not None:
+                self.memory_error = self.memory_error or frame == {"memory_error": True}
 
     def _next_frame(self) -> dict[str, Any] | None:
         try:

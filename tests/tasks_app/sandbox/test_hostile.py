@@ -78,6 +78,20 @@ def test_it_stops_a_memory_bomb(bomb: str) -> None:
     assert check(bomb, memory_mb=64)[0] == "memory_limit"
 
 
+@pytest.mark.parametrize(
+    "bomb",
+    [
+        "blob = bytearray(10 ** 10)\n",
+        "chunks = []\nwhile True:\n    chunks.append(' ' * 10 ** 6)\n",
+    ],
+    ids=["one-allocation", "gradual-and-still-held"],
+)
+def test_a_program_out_of_memory_is_a_memory_limit(bomb: str) -> None:
+    result = run_program(bomb, timeout=3.0, memory_mb=64)
+    assert result.status == "memory_limit", result
+    assert "MemoryError" in result.stderr
+
+
 def test_it_stops_gigabytes_of_output() -> None:
     status, _ = check("def inc(x):\n    while True:\n        print('x' * 10 ** 6)\n")
     assert status == "output_limit"
