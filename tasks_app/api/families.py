@@ -287,11 +287,14 @@ class FamilyViewSet(TeamScopedMixin, viewsets.ModelViewSet):
         )
 
     @extend_schema(responses=PoolVersionSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def versions(self, request: Request, pk: str | None = None) -> Response:
         return Response(PoolVersionSerializer(self.get_object().versions.all(), many=True).data)
 
-    @extend_schema(request=GenerateSerializer, responses={201: PoolVersionSerializer})
+    @extend_schema(
+        request=GenerateSerializer,
+        responses={201: PoolVersionSerializer, 200: PoolVersionSerializer},
+    )
     @action(detail=True, methods=["post"], url_path="versions/generate")
     def generate(self, request: Request, pk: str | None = None) -> Response:
         family = self.get_object()
@@ -348,7 +351,10 @@ class FamilyViewSet(TeamScopedMixin, viewsets.ModelViewSet):
                 raise rejected(exc) from exc
         return self._respond(*result)
 
-    @extend_schema(request=DatasetSerializer, responses={201: PoolVersionSerializer})
+    @extend_schema(
+        request=DatasetSerializer,
+        responses={201: PoolVersionSerializer, 200: PoolVersionSerializer},
+    )
     @action(detail=True, methods=["post"], url_path="versions/dataset")
     def dataset(self, request: Request, pk: str | None = None) -> Response:
         family = self.get_object()
@@ -357,7 +363,9 @@ class FamilyViewSet(TeamScopedMixin, viewsets.ModelViewSet):
         body.is_valid(raise_exception=True)
         return self._respond(*services.import_bundled(request.user, family, **body.validated_data))
 
-    @extend_schema(request=EditSerializer, responses={201: PoolVersionSerializer})
+    @extend_schema(
+        request=EditSerializer, responses={201: PoolVersionSerializer, 200: PoolVersionSerializer}
+    )
     @action(detail=True, methods=["post"], url_path="versions/edit")
     def edit(self, request: Request, pk: str | None = None) -> Response:
         family = self.get_object()
@@ -409,11 +417,9 @@ class PoolVersionViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(PoolTaskSerializer(page, many=True).data)
 
-    @extend_schema(
-        request=GradeSerializer,
-        responses={202: PoolJobSerializer, 200: PoolJobSerializer(many=True)},
-    )
-    @action(detail=True, methods=["get", "post"])
+    @extend_schema(methods=["GET"], responses=PoolJobSerializer(many=True))
+    @extend_schema(methods=["POST"], request=GradeSerializer, responses={202: PoolJobSerializer})
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
     def jobs(self, request: Request, pk: str | None = None) -> Response:
         """Measured difficulty: POST queues a job sampling k completions per task with a model."""
         version = self.get_object()

@@ -140,11 +140,14 @@ class VerifierViewSet(TeamScopedMixin, viewsets.ModelViewSet):
             )
         instance.delete()
 
+    @extend_schema(methods=["GET"], responses=VerifierVersionSerializer(many=True))
     @extend_schema(
+        methods=["POST"],
         request=VersionCreateSerializer,
-        responses={200: VerifierVersionSerializer(many=True), 201: VerifierVersionSerializer},
+        responses={201: VerifierVersionSerializer, 200: VerifierVersionSerializer},
+        description="201 with a new version; 200 with the latest when the spec is unchanged.",
     )
-    @action(detail=True, methods=["get", "post"])
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
     def versions(self, request: Request, pk: str | None = None) -> Response:
         verifier = self.get_object()
         if request.method == "GET":
@@ -157,11 +160,9 @@ class VerifierViewSet(TeamScopedMixin, viewsets.ModelViewSet):
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
-    @extend_schema(
-        request=ExampleSerializer,
-        responses={200: ExampleSerializer(many=True), 201: ExampleSerializer},
-    )
-    @action(detail=True, methods=["get", "post"])
+    @extend_schema(methods=["GET"], responses=ExampleSerializer(many=True))
+    @extend_schema(methods=["POST"], request=ExampleSerializer, responses={201: ExampleSerializer})
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
     def examples(self, request: Request, pk: str | None = None) -> Response:
         verifier = self.get_object()
         if request.method == "GET":

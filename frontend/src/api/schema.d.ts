@@ -773,12 +773,7 @@ export interface paths {
          */
         get: operations["verifiers_versions_list"];
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description 201 with a new version; 200 with the latest when the spec is unchanged. */
         post: operations["verifiers_versions_create"];
         delete?: never;
         options?: never;
@@ -1075,21 +1070,6 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Curriculum"][];
         };
-        PaginatedExampleList: {
-            /** @example 123 */
-            count: number;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=4
-             */
-            next?: string | null;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=2
-             */
-            previous?: string | null;
-            results: components["schemas"]["Example"][];
-        };
         PaginatedFamilyList: {
             /** @example 123 */
             count: number;
@@ -1119,21 +1099,6 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Membership"][];
-        };
-        PaginatedPoolJobList: {
-            /** @example 123 */
-            count: number;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=4
-             */
-            next?: string | null;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=2
-             */
-            previous?: string | null;
-            results: components["schemas"]["PoolJob"][];
         };
         PaginatedPoolTaskList: {
             /** @example 123 */
@@ -1209,21 +1174,6 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Verifier"][];
-        };
-        PaginatedVerifierVersionList: {
-            /** @example 123 */
-            count: number;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=4
-             */
-            next?: string | null;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=2
-             */
-            previous?: string | null;
-            results: components["schemas"]["VerifierVersion"][];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedCurriculumRequest: {
@@ -1951,10 +1901,6 @@ export interface operations {
                 kind?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
-                /** @description A page number within the paginated result set. */
-                page?: number;
-                /** @description Number of results to return per page. */
-                page_size?: number;
                 /** @description A search term. */
                 search?: string;
             };
@@ -1972,7 +1918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedPoolVersionList"];
+                    "application/json": components["schemas"]["PoolVersion"][];
                 };
             };
         };
@@ -1995,6 +1941,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolVersion"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2023,6 +1977,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolVersion"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2051,6 +2013,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolVersion"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2170,10 +2140,6 @@ export interface operations {
                 family?: number;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
-                /** @description A page number within the paginated result set. */
-                page?: number;
-                /** @description Number of results to return per page. */
-                page_size?: number;
                 /** @description A search term. */
                 search?: string;
                 /**
@@ -2199,40 +2165,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedPoolJobList"];
-                };
-            };
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PoolJob"];
+                    "application/json": components["schemas"]["PoolJob"][];
                 };
             };
         };
     };
     pool_versions_jobs_create: {
         parameters: {
-            query?: {
-                family?: number;
-                /** @description Which field to use when ordering the results. */
-                ordering?: string;
-                /** @description A page number within the paginated result set. */
-                page?: number;
-                /** @description Number of results to return per page. */
-                page_size?: number;
-                /** @description A search term. */
-                search?: string;
-                /**
-                 * @description * `generator` - Procedural generator
-                 *     * `upload` - Uploaded file
-                 *     * `dataset` - Bundled dataset
-                 *     * `edit` - Edit of a previous version
-                 *     * `grading` - Measured difficulty
-                 */
-                source?: "dataset" | "edit" | "generator" | "grading" | "upload";
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description A unique integer value identifying this pool version. */
@@ -2248,14 +2188,6 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedPoolJobList"];
-                };
-            };
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2775,10 +2707,6 @@ export interface operations {
                 family_kind?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
-                /** @description A page number within the paginated result set. */
-                page?: number;
-                /** @description Number of results to return per page. */
-                page_size?: number;
                 /** @description A search term. */
                 search?: string;
             };
@@ -2796,32 +2724,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedExampleList"];
-                };
-            };
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Example"];
+                    "application/json": components["schemas"]["Example"][];
                 };
             };
         };
     };
     verifiers_examples_create: {
         parameters: {
-            query?: {
-                family_kind?: string;
-                /** @description Which field to use when ordering the results. */
-                ordering?: string;
-                /** @description A page number within the paginated result set. */
-                page?: number;
-                /** @description Number of results to return per page. */
-                page_size?: number;
-                /** @description A search term. */
-                search?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description A unique integer value identifying this verifier. */
@@ -2837,14 +2747,6 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedExampleList"];
-                };
-            };
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2883,10 +2785,6 @@ export interface operations {
                 family_kind?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
-                /** @description A page number within the paginated result set. */
-                page?: number;
-                /** @description Number of results to return per page. */
-                page_size?: number;
                 /** @description A search term. */
                 search?: string;
             };
@@ -2904,32 +2802,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedVerifierVersionList"];
-                };
-            };
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VerifierVersion"];
+                    "application/json": components["schemas"]["VerifierVersion"][];
                 };
             };
         };
     };
     verifiers_versions_create: {
         parameters: {
-            query?: {
-                family_kind?: string;
-                /** @description Which field to use when ordering the results. */
-                ordering?: string;
-                /** @description A page number within the paginated result set. */
-                page?: number;
-                /** @description Number of results to return per page. */
-                page_size?: number;
-                /** @description A search term. */
-                search?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description A unique integer value identifying this verifier. */
@@ -2950,7 +2830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedVerifierVersionList"];
+                    "application/json": components["schemas"]["VerifierVersion"];
                 };
             };
             201: {
