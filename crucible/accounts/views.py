@@ -77,6 +77,8 @@ class MeView(APIView):
 
 
 class TeamViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Your teams, with your role in each; creating one makes you its admin."""
+
     queryset = Team.objects.none()  # for the schema; get_queryset scopes real requests
     serializer_class = TeamSerializer
     lookup_field = "slug"
@@ -92,6 +94,8 @@ class TeamViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
 
 class MemberViewSet(viewsets.ModelViewSet):
+    """Members of a team and their roles (viewer, editor, admin); changes need the admin role."""
+
     queryset = Membership.objects.none()
     serializer_class = MembershipSerializer
     http_method_names = ["get", "post", "patch", "delete"]
@@ -127,6 +131,8 @@ class MemberViewSet(viewsets.ModelViewSet):
 
 
 class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Your personal API tokens: the secret is shown once at creation; DELETE revokes."""
+
     queryset = ApiToken.objects.none()
     serializer_class = TokenSerializer
 
@@ -155,6 +161,8 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
 
 class AuditViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
+    """Who changed what, in the teams you belong to (newest first)."""
+
     queryset = AuditEvent.objects.none()
     serializer_class = AuditEventSerializer
     filterset_fields = ["action", "target_type"]

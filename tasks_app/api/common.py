@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Model
 from django.utils.text import slugify
-from rest_framework import serializers
+from rest_framework import serializers, viewsets
 
 from crucible.accounts.models import Team
+from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
 
 
 class TeamSlugField(serializers.SlugRelatedField):
@@ -39,3 +42,35 @@ def checked_slug(model: type[Model], team: Team, slug: str | None, name: str) ->
     if model.objects.filter(team=team, slug=slug).exists():  # type: ignore[attr-defined]
         raise serializers.ValidationError({"slug": ["Already used in this team."]})
     return slug
+
+
+class TeamOwnedViewSet(TeamScopedMixin, viewsets.ModelViewSet):
+    """CRUD over a team-owned, slugged model; subclasses say how to create one.
+
+    The team comes from the body (or ``?team=``) and needs the editor role; the team of an
+    existing object never changes.
+    """
+
+    permission_classes = [TeamRolePermission]
+    search_fields = ["name", "slug", "description"]
+    http_method_names = ["get", "post", "patch", "delete"]
+    model: type[Model]
+
+    def create_object(self, team: Team, slug: str, data: dict[str, Any]) -> Model:
+        raise NotImplementedError
+
+    def perform_create(self, serializer: serializers.Serializer) -> None:
+        data = serializer.validated_data
+        team = self.team_for_write(data.pop("team", None))
+        slug = checked_slug(self.model, team, data.pop("slug", None), data["name"])
+        serializer.instance = self.create_object(team, slug, data)
+
+    def perform_update(self, serializer: serializers.Serializer) -> None:
+        serializer.validated_data.pop("team", None)
+        super().perform_update(serializer)
+
+    def refuse_delete_if_versioned(self, instance: Model, what: str) -> None:
+        if instance.versions.exists():  # type: ignore[attr-defined]
+            raise serializers.ValidationError(
+                {"non_field_errors": [f"A {what} with versions is kept: experiments may pin them."]}
+            )

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, viewsets
+from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, visible_teams
+from crucible.accounts.models import Team
+from crucible.api.scoping import visible_teams
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
 from tasks_app.models import Curriculum, PoolVersion
 from tasks_app.services import curricula as services
 
-from .common import TeamSlugField, checked_slug
+from .common import TeamOwnedViewSet, TeamSlugField
 
 
 class CurriculumSerializer(StrictModelSerializer):
@@ -52,21 +55,18 @@ class PreviewSerializer(StrictSerializer):
     learner = LearnerSerializer(required=False)
 
 
-class CurriculumViewSet(TeamScopedMixin, viewsets.ModelViewSet):
+class CurriculumViewSet(TeamOwnedViewSet):
+    """Curricula over pinned pool versions, and a preview of the policy on a synthetic learner."""
+
     queryset = Curriculum.objects.none()
+    model = Curriculum
     serializer_class = CurriculumSerializer
-    permission_classes = [TeamRolePermission]
-    search_fields = ["name", "slug", "description"]
-    http_method_names = ["get", "post", "patch", "delete"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return self.scope(Curriculum.objects.select_related("team"))
 
-    def perform_create(self, serializer: CurriculumSerializer) -> None:
-        data = serializer.validated_data
-        team = self.team_for_write(data.pop("team", None))
-        slug = checked_slug(Curriculum, team, data.pop("slug", None), data["name"])
-        serializer.instance = services.create_curriculum(self.request.user, team, slug=slug, **data)
+    def create_object(self, team: Team, slug: str, data: dict[str, Any]) -> Curriculum:
+        return services.create_curriculum(self.request.user, team, slug=slug, **data)
 
     def perform_update(self, serializer: CurriculumSerializer) -> None:
         serializer.validated_data.pop("team", None)

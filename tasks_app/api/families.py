@@ -7,6 +7,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
@@ -22,15 +23,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from crucible.accounts.models import Role
-from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, check_role
+from crucible.accounts.models import Role, Team
+from crucible.api.scoping import TeamScopedMixin, check_role
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
 from tasks_app.families.registry import describe_kinds
 from tasks_app.models import PoolJob, PoolTask, PoolVersion, TaskFamily
 from tasks_app.pools.importers import ImportRejected
 from tasks_app.services import pools as services
 
-from .common import TeamSlugField, checked_slug
+from .common import TeamOwnedViewSet, TeamSlugField
 
 MAX_GENERATE = 100_000
 
@@ -225,13 +226,13 @@ def rejected(exc: ImportRejected) -> exceptions.ValidationError:
     return exceptions.ValidationError(detail)
 
 
-class FamilyViewSet(TeamScopedMixin, viewsets.ModelViewSet):
+class FamilyViewSet(TeamOwnedViewSet):
+    """Task families of your teams: a kind of verifiable work, its generator settings and pool versions."""
+
     queryset = TaskFamily.objects.none()
+    model = TaskFamily
     serializer_class = FamilySerializer
-    permission_classes = [TeamRolePermission]
     filterset_fields = ["kind"]
-    search_fields = ["name", "slug", "description"]
-    http_method_names = ["get", "post", "patch", "delete"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return self.scope(
@@ -240,16 +241,12 @@ class FamilyViewSet(TeamScopedMixin, viewsets.ModelViewSet):
             .order_by("name", "id")
         )
 
-    def perform_create(self, serializer: FamilySerializer) -> None:
-        data = serializer.validated_data
-        team = self.team_for_write(data.pop("team", None))
-        slug = checked_slug(TaskFamily, team, data.pop("slug", None), data["name"])
+    def create_object(self, team: Team, slug: str, data: dict[str, Any]) -> TaskFamily:
         family = services.create_family(self.request.user, team, slug=slug, **data)
         family.version_count = 0
-        serializer.instance = family
+        return family
 
     def perform_update(self, serializer: FamilySerializer) -> None:
-        serializer.validated_data.pop("team", None)
         if "params" in serializer.validated_data:
             kind = services.kind_module(serializer.instance.kind)
             serializer.validated_data["params"] = services.checked_params(
@@ -258,10 +255,7 @@ class FamilyViewSet(TeamScopedMixin, viewsets.ModelViewSet):
         super().perform_update(serializer)
 
     def perform_destroy(self, instance: TaskFamily) -> None:
-        if instance.versions.exists():
-            raise serializers.ValidationError(
-                {"non_field_errors": ["A family with versions is kept: experiments may pin them."]}
-            )
+        self.refuse_delete_if_versioned(instance, "family")
         instance.delete()
 
     def _respond(self, version: PoolVersion, created: bool) -> Response:
@@ -384,6 +378,8 @@ class FamilyViewSet(TeamScopedMixin, viewsets.ModelViewSet):
 
 
 class PoolVersionViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
+    """Immutable, content-hashed pool versions with their splits, tasks and grading jobs."""
+
     queryset = PoolVersion.objects.none()
     serializer_class = PoolVersionSerializer
     team_path = "family__team"

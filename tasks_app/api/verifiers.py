@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
+from crucible.accounts.models import Team
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
 from tasks_app import verifiers as pure
 from tasks_app.models import LabelledExample, Verifier, VerifierVersion
 from tasks_app.services import verifiers as services
 
-from .common import TeamSlugField, checked_slug
+from .common import TeamOwnedViewSet, TeamSlugField
 
 
 class VerifierVersionSerializer(serializers.ModelSerializer):
@@ -104,25 +106,21 @@ class PlaygroundSerializer(StrictSerializer):
     context = serializers.DictField(required=False, default=dict)
 
 
-class VerifierViewSet(TeamScopedMixin, viewsets.ModelViewSet):
+class VerifierViewSet(TeamOwnedViewSet):
+    """Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates."""
+
     queryset = Verifier.objects.none()
+    model = Verifier
     serializer_class = VerifierSerializer
-    permission_classes = [TeamRolePermission]
     filterset_fields = ["family_kind"]
-    search_fields = ["name", "slug", "description"]
-    http_method_names = ["get", "post", "patch", "delete"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return self.scope(Verifier.objects.select_related("team"))
 
-    def perform_create(self, serializer: VerifierSerializer) -> None:
-        data = serializer.validated_data
-        team = self.team_for_write(data.pop("team", None))
-        slug = checked_slug(Verifier, team, data.pop("slug", None), data["name"])
-        serializer.instance = services.create_verifier(self.request.user, team, slug=slug, **data)
+    def create_object(self, team: Team, slug: str, data: dict[str, Any]) -> Verifier:
+        return services.create_verifier(self.request.user, team, slug=slug, **data)
 
     def perform_update(self, serializer: VerifierSerializer) -> None:
-        serializer.validated_data.pop("team", None)
         if "spec" in serializer.validated_data:
             raise serializers.ValidationError(
                 {"spec": ["Create a new version instead (POST .../versions/)."]}
@@ -130,14 +128,7 @@ class VerifierViewSet(TeamScopedMixin, viewsets.ModelViewSet):
         super().perform_update(serializer)
 
     def perform_destroy(self, instance: Verifier) -> None:
-        if instance.versions.exists():
-            raise serializers.ValidationError(
-                {
-                    "non_field_errors": [
-                        "A verifier with versions is kept: experiments may pin them."
-                    ]
-                }
-            )
+        self.refuse_delete_if_versioned(instance, "verifier")
         instance.delete()
 
     @extend_schema(methods=["GET"], responses=VerifierVersionSerializer(many=True))

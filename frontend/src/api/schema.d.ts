@@ -11,12 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Who changed what, in the teams you belong to (newest first). */
         get: operations["audit_list"];
         put?: never;
         post?: never;
@@ -33,12 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Who changed what, in the teams you belong to (newest first). */
         get: operations["audit_retrieve"];
         put?: never;
         post?: never;
@@ -55,12 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Who changed what, in the teams you belong to (newest first). */
         get: operations["audit_actions_retrieve"];
         put?: never;
         post?: never;
@@ -125,20 +110,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         get: operations["curricula_list"];
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         post: operations["curricula_create"];
         delete?: never;
         options?: never;
@@ -153,30 +128,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         get: operations["curricula_retrieve"];
         put?: never;
         post?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         delete: operations["curricula_destroy"];
         options?: never;
         head?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         patch: operations["curricula_partial_update"];
         trace?: never;
     };
@@ -189,12 +149,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         post: operations["curricula_preview_create"];
         delete?: never;
         options?: never;
@@ -211,12 +166,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         post: operations["curricula_preview_config"];
         delete?: never;
         options?: never;
@@ -231,20 +181,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         get: operations["families_list"];
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         post: operations["families_create"];
         delete?: never;
         options?: never;
@@ -259,30 +199,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         get: operations["families_retrieve"];
         put?: never;
         post?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         delete: operations["families_destroy"];
         options?: never;
         head?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         patch: operations["families_partial_update"];
         trace?: never;
     };
@@ -295,12 +220,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         post: operations["families_preview_create"];
         delete?: never;
         options?: never;
@@ -315,12 +235,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         get: operations["families_versions_list"];
         put?: never;
         post?: never;
@@ -339,12 +254,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         post: operations["families_versions_dataset_create"];
         delete?: never;
         options?: never;
@@ -361,12 +271,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         post: operations["families_versions_edit_create"];
         delete?: never;
         options?: never;
@@ -383,12 +288,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         post: operations["families_versions_generate_create"];
         delete?: never;
         options?: never;
@@ -405,12 +305,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         post: operations["families_versions_upload_create"];
         delete?: never;
         options?: never;
@@ -441,12 +336,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Immutable, content-hashed pool versions with their splits, tasks and grading jobs. */
         get: operations["pool_versions_list"];
         put?: never;
         post?: never;
@@ -463,12 +353,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Immutable, content-hashed pool versions with their splits, tasks and grading jobs. */
         get: operations["pool_versions_retrieve"];
         put?: never;
         post?: never;
@@ -503,12 +388,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Immutable, content-hashed pool versions with their splits, tasks and grading jobs. */
         get: operations["pool_versions_tasks_list"];
         put?: never;
         post?: never;
@@ -541,8 +421,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Your teams, with your role in each; creating one makes you its admin. */
         get: operations["teams_list"];
         put?: never;
+        /** @description Your teams, with your role in each; creating one makes you its admin. */
         post: operations["teams_create"];
         delete?: never;
         options?: never;
@@ -557,6 +439,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Your teams, with your role in each; creating one makes you its admin. */
         get: operations["teams_retrieve"];
         put?: never;
         post?: never;
@@ -573,8 +456,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Members of a team and their roles (viewer, editor, admin); changes need the admin role. */
         get: operations["teams_members_list"];
         put?: never;
+        /** @description Members of a team and their roles (viewer, editor, admin); changes need the admin role. */
         post: operations["teams_members_create"];
         delete?: never;
         options?: never;
@@ -589,12 +474,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Members of a team and their roles (viewer, editor, admin); changes need the admin role. */
         get: operations["teams_members_retrieve"];
         put?: never;
         post?: never;
+        /** @description Members of a team and their roles (viewer, editor, admin); changes need the admin role. */
         delete: operations["teams_members_destroy"];
         options?: never;
         head?: never;
+        /** @description Members of a team and their roles (viewer, editor, admin); changes need the admin role. */
         patch: operations["teams_members_partial_update"];
         trace?: never;
     };
@@ -605,8 +493,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Your personal API tokens: the secret is shown once at creation; DELETE revokes. */
         get: operations["tokens_list"];
         put?: never;
+        /** @description Your personal API tokens: the secret is shown once at creation; DELETE revokes. */
         post: operations["tokens_create"];
         delete?: never;
         options?: never;
@@ -621,9 +511,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Your personal API tokens: the secret is shown once at creation; DELETE revokes. */
         get: operations["tokens_retrieve"];
         put?: never;
         post?: never;
+        /** @description Your personal API tokens: the secret is shown once at creation; DELETE revokes. */
         delete: operations["tokens_destroy"];
         options?: never;
         head?: never;
@@ -653,20 +545,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         get: operations["verifiers_list"];
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         post: operations["verifiers_create"];
         delete?: never;
         options?: never;
@@ -681,30 +563,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         get: operations["verifiers_retrieve"];
         put?: never;
         post?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         delete: operations["verifiers_destroy"];
         options?: never;
         head?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         patch: operations["verifiers_partial_update"];
         trace?: never;
     };
@@ -715,20 +582,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         get: operations["verifiers_examples_list"];
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         post: operations["verifiers_examples_create"];
         delete?: never;
         options?: never;
@@ -746,12 +603,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         delete: operations["verifiers_examples_destroy"];
         options?: never;
         head?: never;
@@ -765,12 +617,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         get: operations["verifiers_versions_list"];
         put?: never;
         /** @description 201 with a new version; 200 with the latest when the spec is unchanged. */
@@ -790,12 +637,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
-         *
-         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
-         *     - writes need the ``write_role`` in the object's team (viewers read only).
-         */
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
         post: operations["verifiers_versions_evaluate_create"];
         delete?: never;
         options?: never;
