@@ -37,6 +37,8 @@ def _service_of(pid: int) -> int | None:
     holder = None
     while pid > 1 and _runs_service(pid):
         holder, pid = pid, _ppid(pid)  # units and keepers are forks of the service
+    if pid < 0:
+        return -1  # an ancestor exited mid-walk: in transit to its subreaper, look again
     orphaned = pid <= 1 or holder in _uid_pids()  # reparented to init: no service holds it
     return None if orphaned else holder
 
@@ -54,7 +56,7 @@ def _ppid(pid: int) -> int:
         with open(f"/proc/{pid}/stat") as fh:
             return int(fh.read().rsplit(")", 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
-        return 0
+        return -1
 
 
 def _idle(pid: int) -> bool:
@@ -93,6 +95,6 @@ def _uid_pids() -> list[int]:
 def nothing_left_running() -> Iterator[None]:
     yield
     deadline = time.monotonic() + 5.0  # pool refills may still be setting up
-    while sandboxed_pids() and time.monotonic() < deadline:
+    while (left := sandboxed_pids()) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert sandboxed_pids() == []
+    assert left == []
