@@ -12,6 +12,8 @@ import ast
 from dataclasses import dataclass, field
 from types import CodeType
 
+from tasks_app.sandbox import plan
+
 TALLY_NAME = "__sandbox_tally__"
 DETAIL_CAP = 500
 
@@ -38,11 +40,22 @@ def describe(exc: BaseException) -> str:
     return text[:DETAIL_CAP]
 
 
-def compile_tests(source: str, tally: Tally, check_name: str = "check") -> CodeType:
-    """Compile the tests with the named function's top-level asserts counted into ``tally``."""
+def compile_tests(
+    source: str,
+    tally: Tally,
+    check_name: str = "check",
+    plans: dict[int, plan.Plan] | None = None,
+) -> CodeType:
+    """Compile the tests with the named function's top-level asserts counted into ``tally``.
+
+    With ``plans``, each undecorated definition of the function also gets its call plan,
+    keyed by the line it starts on (compare ``co_firstlineno`` of the function that runs).
+    """
     tree = ast.parse(source, "<tests>")
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == check_name:
+            if plans is not None and not node.decorator_list:
+                plans[node.lineno] = plan.of_check(node)
             node.body = [_counted(stmt, tally) for stmt in node.body]
     return compile(tree, "<tests>", "exec", optimize=0)  # asserts must never be stripped
 

@@ -76,7 +76,11 @@ def serve_function(chan: socket.socket, source: str, entry: str) -> None:
             request = wire.recv(chan)
         except EOFError:
             _flush_exit(0)
-        wire.send(chan, _call(function, request))
+        for call in request["batch"] if "batch" in request else [request]:
+            reply = _call(function, call)
+            wire.send(chan, reply)
+            if reply.get("raised", [""])[0] == "MemoryError":
+                break  # the execution ends at this reply; the rest of a batch is moot
 
 
 def _call(function: Any, request: dict[str, Any]) -> dict[str, Any]:

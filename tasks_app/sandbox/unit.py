@@ -101,6 +101,15 @@ class Unit:
             self.wait_frame()  # the unit is dying; report why
             raise Gone("error", "the sandbox stopped reading") from None
 
+    def post(self, message: Any) -> bool:
+        """Send without waiting on the unit's fate; False if it is no longer reading."""
+        self.chan.settimeout(max(self.remaining(), 0.001))
+        try:
+            wire.send(self.chan, message)
+        except OSError:
+            return False
+        return True
+
     def wait_frame(self) -> dict[str, Any]:
         """The next message from the unit, watching its output, exit and the deadline."""
         while True:
