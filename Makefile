@@ -54,9 +54,12 @@ check-types: install $(NPM_STAMP)
 test-frontend: $(NPM_STAMP)
 	cd frontend && npm run typecheck && npm run lint && npm test
 
+# The browser tests run in their own process: the browser driver keeps an event loop in
+# the test thread, which the rest of the suite must not inherit.
 test-python: install frontend
 	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/pytest
+	$(BIN)/pytest --ignore=tests/e2e
+	$(BIN)/pytest tests/e2e
 
 test: lint check-types test-frontend test-python
 

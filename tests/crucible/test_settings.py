@@ -46,7 +46,7 @@ def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"SECRET_KEY", "DJANGO_SETTINGS_MODULE", "DEBUG"}
+        if k not in {"SECRET_KEY", "DJANGO_SETTINGS_MODULE", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
