@@ -1,8 +1,10 @@
-"""The caller's side: start the sandbox service lazily, hand it one socket per execution.
+"""The caller's side: start the sandbox service lazily, and keep one keeper per caller slot.
 
-Thread-safe: a lock guards only starting the service and passing it a socket; each
-execution then talks to its own keeper. The service is restarted if it dies, replaced in
-a forked child (which must not share its parent's), and stopped at exit.
+Thread-safe: a lock guards starting the service and the list of idle keepers. An
+execution takes an idle keeper (or has the service fork a new one, by passing it one end
+of a socket pair), talks to it directly, and gives it back once it has answered; a keeper
+that failed to answer in time is dropped, never reused. The service is restarted if it
+dies, replaced in a forked child (which must not share its parent's), and stopped at exit.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class Client:
         self._sock: socket.socket | None = None
         self._caps: dict[str, Any] | None = None
         self._owner = os.getpid()
+        self._idle: list[socket.socket] = []  # keepers waiting for their next execution
 
     def capabilities(self) -> dict[str, Any]:
         with self._lock:
@@ -51,15 +54,57 @@ class Client:
 
     def execute(self, first: dict[str, Any], second: dict[str, Any] | None) -> dict[str, Any]:
         """Send the sandbox's part, then the trusted part, and wait for the verdict."""
-        chan = self._open_job()
+        chan, reused = self._take()
         try:
-            chan.settimeout(float(first.get("timeout", 5.0)) + GRACE)
-            wire.send(chan, first)
-            if second is not None:
-                wire.send(chan, second)
-            return wire.recv(chan)
-        finally:
+            reply = self._exchange(chan, first, second)
+        except (EOFError, ConnectionError):
             chan.close()
+            if not reused:
+                raise
+            # An idle keeper can only have gone with its service; try once on a new one.
+            chan, _ = self._open_job(), False
+            try:
+                reply = self._exchange(chan, first, second)
+            except BaseException:
+                chan.close()
+                raise
+        except BaseException:
+            chan.close()
+            raise
+        if reply.pop("last", True):
+            chan.close()  # the keeper retires after this one
+        else:
+            self._give_back(chan)
+        return reply
+
+    @staticmethod
+    def _exchange(
+        chan: socket.socket, first: dict[str, Any], second: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        chan.settimeout(float(first.get("timeout", 5.0)) + GRACE)
+        wire.send(chan, first)
+        if second is not None:
+            wire.send(chan, second)
+        return wire.recv(chan)
+
+    def _take(self) -> tuple[socket.socket, bool]:
+        with self._lock:
+            if self._owner != os.getpid():
+                self._forget()
+            if self._idle and self._proc is not None and self._proc.poll() is None:
+                return self._idle.pop(), True
+        return self._open_job(), False
+
+    def _give_back(self, chan: socket.socket) -> None:
+        with self._lock:
+            if self._owner == os.getpid() and self._proc is not None:
+                self._idle.append(chan)
+                return
+        chan.close()
+
+    def idle_keepers(self) -> int:
+        with self._lock:
+            return len(self._idle)
 
     def _open_job(self) -> socket.socket:
         ours, theirs = socket.socketpair()
@@ -113,6 +158,7 @@ class Client:
             logger.warning("sandbox.layer_missing %s", warning, extra={"warning": warning})
 
     def _stop(self) -> None:
+        self._drop_idle()
         if self._sock is not None:
             self._sock.close()  # the service exits when its socket closes
         if self._proc is not None:
@@ -125,11 +171,17 @@ class Client:
 
     def _forget(self) -> None:
         """In a forked child: drop the parent's service without touching it."""
+        self._drop_idle()
         if self._sock is not None:
             self._sock.close()
         self._sock = self._proc = None
         self._lock = threading.Lock()
         self._owner = os.getpid()
+
+    def _drop_idle(self) -> None:
+        for chan in self._idle:
+            chan.close()
+        self._idle = []
 
     def close(self) -> None:
         if self._owner == os.getpid():

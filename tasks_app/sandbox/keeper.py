@@ -1,9 +1,12 @@
-"""The trusted side of one execution, forked from the service per request.
+"""The trusted side of executions: one keeper per concurrent caller, forked by the service.
 
-It forks and isolates the sandboxed unit before any request exists, then receives the
-request: the code goes to the unit, the trusted part (tests and prelude) stays here, so
-test data is never in memory that the sandboxed process inherited. The tests run here, with the entry point bound to a
-proxy that calls the sandboxed function over the channel; every comparison happens here.
+It serves its caller's requests one at a time. Each gets a fresh unit, forked and
+isolated before the request exists by the keeper's zygote (a copy of the keeper taken
+before it saw any test data): the code goes to the unit, the trusted part (tests and
+prelude) stays here, so test data is never in memory that a sandboxed process inherited.
+The tests run here, with the entry point bound to a proxy that calls the sandboxed
+function over the channel; every comparison happens here. Between executions the keeper
+puts back what trusted test code could have changed (builtins, imported modules, random).
 """
 
 from __future__ import annotations
@@ -13,18 +16,22 @@ import collections
 import contextlib
 import dataclasses
 import os
+import random
 import resource
 import signal
 import socket
+import sys
 import time
 from typing import Any
 
-from tasks_app.sandbox import cgroups, counting, inmate, isolate, plan, wire
+from tasks_app.sandbox import cgroups, counting, inmate, isolate, linux, plan, wire
 from tasks_app.sandbox.unit import Gone, Unit
+from tasks_app.sandbox.zygote import Zygote
 
 FUNCTION_OUTPUT_LIMIT = 1 << 20  # bytes a function may print before the run is stopped
 DETAIL_CAP = 2000
 EARLY_BATCH_BYTES = 32 * 1024  # a batch this small fits the socket buffer: sent before loading
+MAX_EXECUTIONS = 500  # then the keeper exits and its caller starts another
 GRACE = 1.0  # seconds the trusted side may overrun the deadline before it is killed too
 
 # Exceptions a candidate may "raise" on the trusted side; anything else becomes CandidateError.
@@ -39,39 +46,76 @@ class CandidateError(Exception):
     """The sandboxed function raised an exception that has no safe builtin counterpart."""
 
 
-def run_pooled(
-    ctl: socket.socket, template: isolate.Jail, layout: cgroups.Layout, unit_name: str
-) -> None:
-    """Pre-fork an isolated unit, then wait for the service to hand over a request.
+def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> None:
+    """Serve one caller's executions, one at a time, until it hangs up.
 
-    The whole isolation set-up (cgroup migration, namespaces, root, seccomp) happens here,
-    before any request exists, so a request only pays for its own code. The service hands
-    over ``unit_name``: an empty cgroup at the ceiling limits, fresh or recycled.
+    Each execution gets a new unit, forked and isolated by this keeper's zygote while the
+    previous execution was still being answered, so a request only pays for its own code.
+    All of this keeper's units use one cgroup, emptied and reset between them.
     """
-    dirs = cgroups.unit_dirs(layout, unit_name) if template.layers.cgroups else []
-    oom_before = cgroups.oom_count(layout, unit_name) if dirs else 0
+    if linux.IS_LINUX:
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    name = cgroup_name(os.getpid())
+    dirs: list[str] = []
+    if template.layers.cgroups:
+        ceiling = isolate.CEILING
+        dirs = cgroups.create_unit(layout, name, ceiling.cgroup_bytes(), ceiling.max_pids)
     jail = dataclasses.replace(template, limits=isolate.CEILING, cgroup_dirs=dirs)
-    unit = Unit.start(jail, inmate.serve_request, True, FUNCTION_OUTPUT_LIMIT)
-    unit.oom_check = lambda: cgroups.oom_killed(layout, unit_name, oom_before)
-    _, fds, _, _ = socket.recv_fds(ctl, 16, 1)
-    if not fds:
-        unit.kill()
-        return
-    conn = socket.socket(fileno=fds[0])
-    reply = _serve(conn, unit, layout, unit_name)
-    # The verdict is final: stop the unit, answer, and only then wait for it to die,
-    # so tearing down its namespaces is not on the caller's clock.
-    unit.stop()
-    with contextlib.suppress(OSError):
-        wire.send(conn, reply)
-    conn.close()
-    unit.kill()
+    zygote = Zygote.start(jail, inmate.serve_request, FUNCTION_OUTPUT_LIMIT, conn)
+    clean = Snapshot()
+    try:
+        for served in range(1, MAX_EXECUTIONS + 1):
+            oom_before = cgroups.oom_count(layout, name) if dirs else 0
+            unit = zygote.unit(FUNCTION_OUTPUT_LIMIT)
+            unit.oom_check = lambda before=oom_before: cgroups.oom_killed(layout, name, before)
+            try:
+                request = wire.recv(conn)
+            except (EOFError, OSError, wire.WireError):
+                unit.kill()
+                return
+            reply = _serve(conn, unit, request, layout, name)
+            # The verdict is final: stop the unit and answer; its dying is off the clock.
+            unit.stop()
+            reply["last"] = served == MAX_EXECUTIONS
+            with contextlib.suppress(OSError):
+                wire.send(conn, reply)
+            unit.kill()
+            clean.restore()
+            ceiling = isolate.CEILING
+            if dirs and not cgroups.recycle(layout, name, ceiling.cgroup_bytes(), ceiling.max_pids):
+                return  # the group could not be emptied: no later unit may use it
+    finally:
+        zygote.close()
+
+
+def cgroup_name(keeper_pid: int) -> str:
+    return f"keeper-{keeper_pid}"
+
+
+class Snapshot:
+    """What trusted test code could change that a later execution would see."""
+
+    def __init__(self) -> None:
+        self.builtins = dict(vars(builtins))
+        self.modules = set(sys.modules)
+
+    def restore(self) -> None:
+        namespace = vars(builtins)
+        namespace.clear()
+        namespace.update(self.builtins)
+        for module in set(sys.modules) - self.modules:
+            del sys.modules[module]
+        random.seed()
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def _serve(
-    conn: socket.socket, unit: Unit, layout: cgroups.Layout, unit_name: str
+    conn: socket.socket,
+    unit: Unit,
+    request: dict[str, Any],
+    layout: cgroups.Layout,
+    unit_name: str,
 ) -> dict[str, Any]:
-    request = wire.recv(conn)
     limits = _limits(request)
     _arm_backstops(limits.timeout)
     unit.deadline = time.monotonic() + limits.timeout

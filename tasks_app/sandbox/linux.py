@@ -10,6 +10,7 @@ import ctypes
 import ctypes.util
 import os
 import platform
+from collections.abc import Iterator
 
 IS_LINUX = platform.system() == "Linux"
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True) if IS_LINUX else None
@@ -49,8 +50,24 @@ def _check(result: int) -> int:
     return result
 
 
+def reaped() -> Iterator[tuple[int, int]]:
+    """(pid, wait status) of every child that has ended, without blocking."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        yield pid, status
+
+
 def unshare(flags: int) -> None:
     _check(_libc.unshare(ctypes.c_int(flags)))
+
+
+def setns(fd: int, nstype: int) -> None:
+    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(nstype)))
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:

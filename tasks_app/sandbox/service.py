@@ -1,9 +1,9 @@
-"""The sandbox service: a small pre-forked process that forks one keeper per execution.
+"""The sandbox service: a small pre-forked process that forks one keeper per caller slot.
 
 Started by the client with an empty environment, it holds no secrets and never sees test
 data: a request is just a socket, passed with SCM_RIGHTS, over which the client then
-talks to the keeper forked for it. Having imported everything up front, a fork costs
-about a millisecond instead of an interpreter start. It probes once which isolation
+talks to the keeper forked for it, for as many executions as it likes. Having imported
+everything up front, a fork costs about a millisecond instead of an interpreter start. It probes once which isolation
 layers this host allows and reports them; it exits when the client's socket closes.
 """
 
@@ -22,10 +22,9 @@ import socket
 import tempfile
 from typing import Any
 
-from tasks_app.sandbox import cgroups, isolate, keeper, linux, seccomp, unit
+from tasks_app.sandbox import cgroups, isolate, keeper, linux, seccomp, unit, zygote
 
 REQUEST_SIZE = 64
-POOL_SIZE = max(2, os.cpu_count() or 2)  # isolated units kept ready for the next requests
 # Standard-library modules solutions and tests commonly import, loaded once here so
 # that no unit or keeper pays for finding and unmarshalling them. Each fork reseeds random.
 PRELOADED = (
@@ -70,10 +69,7 @@ def readonly_paths(python: tuple[str, ...]) -> tuple[str, ...]:
 class Service:
     def __init__(self, control: socket.socket) -> None:
         self.control = control
-        self.keepers: dict[int, str] = {}  # keeper pid -> unit name
-        self.spare: list[str] = []  # emptied unit cgroups, ready to be used again
-        self.created = 0
-        self.idle: list[tuple[int, socket.socket]] = []  # pre-forked keepers, oldest first
+        self.keepers: set[int] = set()
         self.root_dir = tempfile.mkdtemp(prefix="sandbox-root-")
         self.layout = cgroups.Layout(None, None, False)
         if os.geteuid() == 0:
@@ -87,7 +83,6 @@ class Service:
 
     def serve(self) -> None:
         warm_up()
-        self.fill()
         self.control.sendall(json.dumps(self.capabilities).encode())
         # SIGCHLD wakes the loop so finished keepers are reaped and their cgroups removed
         # at once, not at the next request.
@@ -109,74 +104,28 @@ class Service:
             if not message:
                 return  # the client is gone
             for fd in fds:
-                self.dispatch(socket.socket(fileno=fd))
+                self.spawn_keeper(socket.socket(fileno=fd))
 
-    def dispatch(self, conn: socket.socket) -> None:
-        """Hand the request's socket to a pre-forked keeper, then top the pool up."""
-        if not self.idle:
-            self.spawn_idle()
-        pid, ctl = self.idle.pop(0)
-        try:
-            socket.send_fds(ctl, [b"go"], [conn.fileno()])
-        except OSError:
-            pass  # the keeper died meanwhile; the client sees its socket close
-        ctl.close()
-        conn.close()
-        self.fill()
-
-    def fill(self) -> None:
-        while len(self.idle) < POOL_SIZE:
-            self.spawn_idle()
-
-    def unit_cgroup(self) -> str:
-        """A name of an empty unit cgroup at the ceiling limits: a spare one, or a new one."""
-        if self.spare:
-            return self.spare.pop()
-        self.created += 1
-        name = f"unit-{self.created}"
-        if self.template.layers.cgroups:
-            ceiling = isolate.CEILING
-            cgroups.create_unit(self.layout, name, ceiling.cgroup_bytes(), ceiling.max_pids)
-        return name
-
-    def spawn_idle(self) -> None:
-        name = self.unit_cgroup()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    def spawn_keeper(self, conn: socket.socket) -> None:
+        """Fork a keeper that serves the caller at the other end of ``conn``."""
         pid = os.fork()
         if pid == 0:
             self.control.close()
-            ours.close()
-            for _, other in self.idle:
-                other.close()
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             try:
-                keeper.run_pooled(theirs, self.template, self.layout, name)
+                keeper.run(conn, self.template, self.layout)
             finally:
                 os._exit(0)
-        theirs.close()
-        self.idle.append((pid, ours))
-        self.keepers[pid] = name
+        conn.close()
+        self.keepers.add(pid)
 
     def reap(self) -> None:
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            name = self.keepers.pop(pid, None)
-            for entry in [e for e in self.idle if e[0] == pid]:
-                self.idle.remove(entry)
-                entry[1].close()
-            if name and self.template.layers.cgroups:
-                ceiling = isolate.CEILING
-                bytes_, pids = ceiling.cgroup_bytes(), ceiling.max_pids
-                if cgroups.recycle(self.layout, name, bytes_, pids):
-                    self.spare.append(name)
-            elif name and self.layout.dirs:
-                cgroups.destroy_unit(cgroups.unit_dirs(self.layout, name))
+        for pid, _ in linux.reaped():
+            if pid in self.keepers:
+                self.keepers.discard(pid)
+                if self.layout.dirs:
+                    cgroups.destroy_unit(cgroups.unit_dirs(self.layout, keeper.cgroup_name(pid)))
 
     def shutdown(self) -> None:
         for pid in list(self.keepers):
@@ -318,4 +267,4 @@ def main(fd: int) -> None:
         service.shutdown()
 
 
-_ = unit  # imported up front so forks do not pay for it
+_ = unit, zygote  # imported up front so forks do not pay for it

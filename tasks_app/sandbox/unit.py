@@ -49,12 +49,24 @@ class Captured:
 
 
 class Unit:
-    def __init__(self, pid: int, chan: socket.socket, pipes: dict[str, int], deadline: float):
+    def __init__(
+        self,
+        pid: int,
+        chan: socket.socket,
+        pipes: dict[str, int],
+        deadline: float,
+        pidfd: int | None = None,
+    ):
         self.pid = pid
         self.chan = chan
         self.pipes = pipes  # "stdin" (write end), "stdout", "stderr" (read ends)
         self.deadline = deadline
-        self.pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+        if pidfd is None and hasattr(os, "pidfd_open"):
+            pidfd = os.pidfd_open(pid)
+        self.pidfd = pidfd
+        # How the exit status is learnt: waitpid by default (we are the parent), or a
+        # report from the process that is (see zygote.py); ``block`` False may give None.
+        self.status_of: Callable[[bool], int | None] = self._waitpid
         self.frames = wire.FrameBuffer()
         self.exit_status: int | None = None
         self.stopped = False
@@ -85,8 +97,20 @@ class Unit:
         if split_stderr:
             pipes["stderr"] = err_r
         unit = cls(pid, ours, pipes, deadline)
-        unit.out = {name: Captured(output_limit, bytearray()) for name in pipes if name != "stdin"}
+        unit.out = {name: unit.captured(output_limit) for name in pipes if name != "stdin"}
         return unit
+
+    def captured(self, limit: int) -> Captured:
+        return Captured(limit, bytearray())
+
+    def release(self) -> None:
+        """Close our ends without touching the unit: another process now holds them."""
+        for fd in [*self.pipes.values()] + ([self.pidfd] if self.pidfd is not None else []):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pipes = {}
+        self.pidfd = None
+        self.chan.close()
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -190,11 +214,15 @@ class Unit:
             os.close(fd)
 
     def _reap(self, block: bool) -> None:
-        pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
-        if pid == 0:
+        status = self.status_of(block)
+        if status is None:
             return
         self.exit_status = status
         self._drain_after_exit()
+
+    def _waitpid(self, block: bool) -> int | None:
+        pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        return status if pid else None
 
     def _drain_after_exit(self) -> None:
         # Every writer was in the unit's PID namespace, which died with it: no read can block.
@@ -236,14 +264,17 @@ class Unit:
         """Send the kill without waiting: the dying is done by the unit, not by us."""
         if self.exit_status is None and not self.stopped:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
+                if self.pidfd is not None:
+                    signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+                else:
+                    os.kill(self.pid, signal.SIGKILL)
             self.stopped = True
 
     def kill(self) -> None:
         """Kill the unit, wait for it (and so its PID namespace) to be gone, close its fds."""
         self.stop()
         if self.exit_status is None:
-            _, self.exit_status = os.waitpid(self.pid, 0)
+            self.exit_status = self.status_of(True)
         for fd in [*self.pipes.values()] + ([self.pidfd] if self.pidfd is not None else []):
             with contextlib.suppress(OSError):
                 os.close(fd)

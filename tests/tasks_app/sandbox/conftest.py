@@ -8,22 +8,23 @@ from collections.abc import Iterator
 
 import pytest
 
-from tasks_app.sandbox import isolate, service
+from tasks_app.sandbox import isolate
 from tasks_app.sandbox.client import client
 
 
 def sandboxed_pids() -> list[int]:
-    """Processes running as the sandbox's unprivileged uid, except the ready pool.
+    """Processes running as the sandbox's unprivileged uid, except the units kept ready.
 
-    A pre-forked unit waiting for its request is asleep with a single thread; anything
-    an execution left behind would be running, or have more threads, or exceed the pool.
+    Each idle keeper holds one pre-forked unit, asleep with a single thread, waiting for
+    its request; anything an execution left behind would be running, or have more
+    threads, or exceed one per idle keeper.
     Units of another process's live sandbox service (a concurrent test run on the same
     host) are not ours; an orphan that no live service holds counts wherever it came from.
     """
     pids = [p for p in _uid_pids() if not _held_by_other_service(p)]
     found = [p for p in pids if not _idle(p) and _state(p) != "Z"]  # zombies hold nothing
     idle = [p for p in pids if _idle(p)]
-    return found + (idle if len(idle) > service.POOL_SIZE else [])
+    return found + (idle if len(idle) > client().idle_keepers() else [])
 
 
 def _held_by_other_service(pid: int) -> bool:

@@ -1,7 +1,7 @@
 """Recycled unit cgroups start clean: no files, no threads, no memory-limit history.
 
-Each test runs more executions than the ready pool holds, so later ones run in cgroups
-that earlier ones used.
+A keeper runs all its units in one cgroup, emptied and reset between them, so every
+execution after a caller's first runs in a cgroup that an earlier one used.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import os
 
 import pytest
 
-from tasks_app.sandbox import capabilities, cgroups, check_function, run_program, service
+from tasks_app.sandbox import capabilities, cgroups, check_function, run_program
 
-ROUNDS = service.POOL_SIZE + 3
+ROUNDS = 5
 
 pytestmark = pytest.mark.skipif(
     not capabilities()["cgroups"], reason="needs memory and pid cgroups (root)"

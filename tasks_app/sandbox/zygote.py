@@ -1,0 +1,151 @@
+"""The process that forks a keeper's units: forked from the keeper before any request.
+
+A keeper serves many executions and so holds test data of earlier ones, which no unit may
+inherit. Units are therefore forked by this small helper, itself forked from the keeper
+while the keeper was still a clean copy of the service. It hands each new unit's ends
+(channel, stdio pipes, a pidfd) to the keeper, reaps units, and reports each exit status.
+It dies with its keeper, and its units with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import socket
+import struct
+from collections.abc import Callable
+
+from tasks_app.sandbox import isolate, linux
+from tasks_app.sandbox.unit import Unit
+
+EXIT = struct.Struct("!Qi")  # unit number, wait status
+FD_NAMES = ("chan", "stdin", "stdout", "stderr", "pidfd")
+
+
+class Zygote:
+    """The keeper's handle: ask for units, learn how they ended."""
+
+    def __init__(self, pid: int, ctl: socket.socket, exits: socket.socket) -> None:
+        self.pid = pid
+        self.ctl = ctl  # requests out, units' fds back
+        self.exits = exits  # exit statuses, in the order the units were reaped
+        self.ended: dict[int, int] = {}
+        self.made = 0
+
+    @classmethod
+    def start(
+        cls, jail: isolate.Jail, body: Callable[[], None], output_limit: int, conn: socket.socket
+    ) -> Zygote:
+        """Fork the zygote; ``conn`` (the keeper's caller) is closed in it."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        exits_ours, exits_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                conn.close()
+                ours.close()
+                exits_ours.close()
+                _serve(theirs, exits_theirs, jail, body, output_limit)
+            finally:
+                os._exit(0)
+        theirs.close()
+        exits_theirs.close()
+        return cls(pid, ours, exits_ours)
+
+    def unit(self, output_limit: int) -> Unit:
+        """A new isolated unit (its set-up may still be under way; messages wait for it)."""
+        self.ctl.sendall(b"unit")
+        message, fds, _, _ = socket.recv_fds(self.ctl, 64, len(FD_NAMES))
+        if len(fds) != len(FD_NAMES):
+            for fd in fds:
+                os.close(fd)
+            raise OSError("the zygote did not hand over a unit")
+        number, pid = struct.unpack("!Qq", message)
+        ends = dict(zip(FD_NAMES, fds, strict=True))
+        pipes = {name: ends[name] for name in ("stdin", "stdout", "stderr")}
+        chan = socket.socket(fileno=ends["chan"])
+        unit = Unit(pid, chan, pipes, 0.0, pidfd=ends["pidfd"])
+        unit.status_of = lambda block: self.status(number, block)
+        unit.out = {name: unit.captured(output_limit) for name in ("stdout", "stderr")}
+        return unit
+
+    def status(self, number: int, block: bool) -> int | None:
+        """The wait status of unit ``number`` once the zygote has reaped it."""
+        while number not in self.ended:
+            self.exits.setblocking(block)
+            try:
+                data = self.exits.recv(EXIT.size)
+            except BlockingIOError:
+                return None
+            finally:
+                self.exits.setblocking(True)
+            if not data:
+                raise OSError("the zygote is gone")
+            ended, status = EXIT.unpack(data)
+            self.ended[ended] = status
+        return self.ended.pop(number)
+
+    def close(self) -> None:
+        self.ctl.close()  # the zygote kills its units and exits when this closes
+        self.exits.close()
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
+def _serve(
+    ctl: socket.socket,
+    exits: socket.socket,
+    jail: isolate.Jail,
+    body: Callable[[], None],
+    output_limit: int,
+) -> None:
+    if linux.IS_LINUX:
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    units: dict[int, int] = {}  # pid -> unit number
+    made = 0
+    # unshare(CLONE_NEWPID) works once per PID namespace we are in; going back to our own
+    # before each unit lets every unit be PID 1 of a namespace of its own.
+    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if jail.layers.pid else -1
+    try:
+        while True:
+            ready, _, _ = select.select([ctl, wake_r], [], [])
+            if wake_r in ready:
+                os.read(wake_r, 4096)
+                _reap(units, exits)
+            if ctl not in ready:
+                continue
+            try:
+                request = ctl.recv(16)
+            except InterruptedError:
+                continue
+            if not request:
+                return
+            made += 1
+            if own_pid_ns >= 0:
+                linux.setns(own_pid_ns, linux.CLONE_NEWPID)
+            unit = Unit.start(jail, body, True, output_limit)
+            units[unit.pid] = made
+            fds = [unit.chan.fileno(), *(unit.pipes[n] for n in FD_NAMES[1:4]), unit.pidfd]
+            socket.send_fds(ctl, [struct.pack("!Qq", made, unit.pid)], fds)
+            unit.release()
+    finally:
+        for pid in units:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in units:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+def _reap(units: dict[int, int], exits: socket.socket) -> None:
+    for pid, status in linux.reaped():
+        number = units.pop(pid, None)
+        if number is not None:
+            with contextlib.suppress(OSError):
+                exits.send(EXIT.pack(number, status))
