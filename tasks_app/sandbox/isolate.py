@@ -82,6 +82,7 @@ class Jail:
     ro_paths: tuple[str, ...]  # host paths bound read-only at the same place inside
     python_path: tuple[str, ...]  # sys.path inside: the standard library only
     cgroup_dirs: list[str] = field(default_factory=list)
+    root_ready: bool = False  # root_dir already holds the read-only root (prepare_root)
 
 
 def enter(jail: Jail, stdio: tuple[int, int, int], channel: int) -> None:
@@ -96,7 +97,9 @@ def enter(jail: Jail, stdio: tuple[int, int, int], channel: int) -> None:
         linux.unshare(jail.layers.unshare_flags())
     if jail.layers.uts:
         linux.sethostname("sandbox")
-    if jail.layers.root:
+    if jail.layers.root and jail.root_ready:
+        enter_root(jail.root_dir, jail.limits.tmp_mb)
+    elif jail.layers.root:
         build_root(jail.root_dir, jail.ro_paths, jail.limits.tmp_mb)
     _reset_fds(stdio, channel)
     _reset_interpreter(jail.python_path)
@@ -109,19 +112,32 @@ def enter(jail: Jail, stdio: tuple[int, int, int], channel: int) -> None:
 
 def build_root(root: str, ro_paths: tuple[str, ...], tmp_mb: int) -> None:
     """A tmpfs root holding read-only binds of ``ro_paths`` and a fresh size-capped /tmp."""
+    prepare_root(root, ro_paths)
+    enter_root(root, tmp_mb)
+
+
+def prepare_root(root: str, ro_paths: tuple[str, ...]) -> None:
+    """Lay out the read-only root at ``root`` in the current mount namespace.
+
+    Done once by the service in a mount namespace of its own; every unit then copies it
+    with its own namespace and only has to add its /tmp (:func:`enter_root`).
+    """
     linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
     linux.mount("tmpfs", root, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m,mode=755")
     for path in ro_paths:
         _bind_readonly(path, root + path)
     os.mkdir(root + "/tmp")
+    flags = linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV
+    linux.mount(None, root, None, flags)
+
+
+def enter_root(root: str, tmp_mb: int) -> None:
+    """Mount a fresh /tmp on the prepared root and make it ours: the host's mounts go."""
     options = f"size={tmp_mb}m,nr_inodes=4096,mode=1777"
     linux.mount("tmpfs", root + "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, options)
     os.chdir(root)
     linux.pivot_root(".", ".")  # the old root ends up stacked on top; detach it
     linux.umount2(".", linux.MNT_DETACH)
-    os.chdir("/")
-    flags = linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV
-    linux.mount(None, "/", None, flags)
     os.chdir("/tmp")
 
 

@@ -80,6 +80,17 @@ class Service:
         )
         self.capabilities = probe(base, self.layout)
         self.template = _template(base, self.capabilities)
+        if self.template.layers.root:
+            self.template = self._prepare_root(self.template)
+
+    def _prepare_root(self, template: isolate.Jail) -> isolate.Jail:
+        """Build the read-only root once, in a mount namespace of the service's own."""
+        try:
+            linux.unshare(linux.CLONE_NEWNS)
+            isolate.prepare_root(template.root_dir, template.ro_paths)
+        except OSError:
+            return template  # each unit builds it then, as the probe did
+        return dataclasses.replace(template, root_ready=True)
 
     def serve(self) -> None:
         warm_up()
@@ -139,6 +150,8 @@ class Service:
             cgroups.destroy_unit([os.path.join(path, name) for name in _subdirs(path)])
             with contextlib.suppress(OSError):
                 os.rmdir(path)
+        if self.template.root_ready:
+            linux.umount2(self.root_dir, linux.MNT_DETACH)  # never delete through the binds
         shutil.rmtree(self.root_dir, ignore_errors=True)
 
 
