@@ -71,7 +71,7 @@ def load_checkpoint(run: Run, path: Path) -> None:
 def load_weights(model: torch.nn.Module, directory: Path) -> None:
     """Load safetensors weights (single file or sharded) into an existing module in place."""
     from safetensors.torch import load_file
-    from transformers.modeling_utils import load_sharded_checkpoint
+    from transformers.trainer_utils import load_sharded_checkpoint
 
     if (directory / "model.safetensors.index.json").exists():
         load_sharded_checkpoint(model, str(directory), strict=False)

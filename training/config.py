@@ -186,6 +186,9 @@ class GRPOConfig(RLConfig):
     tokens of the mini-batch), `constant` (Dr. GRPO: sum / (sequences x max_new_tokens))."""
     drop_zero_std_groups: bool = False
     """Leave out groups whose rewards are all equal (DAPO dynamic sampling, without refilling)."""
+    skip_zero_advantage: bool = True
+    """Skip forward/backward for rows with zero advantage when no KL or entropy term needs
+    them: the same gradient for less compute (most groups are all-pass or all-fail)."""
 
     def validate(self) -> None:
         super().validate()

@@ -39,9 +39,9 @@ class DemoSettings:
 
 
 def base_model(
-    sft_steps: int, seed: int = 0, progress_bar: bool = False
+    sft_steps: int, seed: int = 0, progress_bar: bool = False, max_len: int = 6
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    """A tiny Llama-style model SFT-ed on the flawed teacher (lists of 2-6 digits)."""
+    """A tiny Llama-style model SFT-ed on the flawed teacher (lists of 2 to `max_len` digits)."""
     model, tokenizer = load_model(ModelConfig(), digits.corpus(seed=seed), seed)
     config = SFTConfig(
         max_steps=sft_steps,
@@ -53,7 +53,7 @@ def base_model(
         seed=seed,
         cpu_threads=1,
     )
-    sampler = digits.DigitSortSampler(2, 6, seed=seed, teacher="flawed")
+    sampler = digits.DigitSortSampler(2, max_len, seed=seed, teacher="flawed")
     train(
         config,
         sampler=sampler,

@@ -154,7 +154,8 @@ def _loop(run, step_fn, sink, store, control, eval_items, progress_bar) -> Train
         if control is not None:
             control.progress(run.step, config.max_steps, metrics)
         bar.update(1)
-        bar.set_postfix(reward=f"{metrics.get('reward/mean', float('nan')):.3f}")
+        shown = "reward/mean" if "reward/mean" in metrics else "loss/sft"
+        bar.set_postfix({shown.split("/")[0]: f"{metrics.get(shown, float('nan')):.3f}"})
     bar.close()
     if store is not None and not stopped and not _saved_at(store, run.step):
         save(run, store, metrics)

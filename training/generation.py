@@ -96,7 +96,7 @@ def generate_kwargs(sampling: SamplingConfig) -> dict:
         "do_sample": True,
         "temperature": sampling.temperature,
         "top_p": sampling.top_p,
-        "top_k": sampling.top_k or None,
+        "top_k": sampling.top_k,  # 0 disables top-k, as in TRL
         "max_new_tokens": sampling.max_new_tokens,
     }
 

@@ -51,6 +51,13 @@ def train_step(run: Run) -> dict[str, float]:
     if not keep.any():
         return metrics  # nothing to learn from: every group was all-pass or all-fail
 
+    # A row with zero advantage adds nothing to the clipped surrogate (A x ratio = 0), so
+    # without KL or entropy terms its forward/backward is skipped; the loss denominators
+    # still count it, so the gradient is exactly the one the full batch gives.
+    active = keep
+    if config.skip_zero_advantage and config.kl_coef == 0 and config.entropy_coef == 0:
+        active = keep & (advantages != 0)
+
     old_logps, ref_logps = reference_logprobs(run, batch)
     log = MetricLists()
     for _epoch in range(config.num_epochs):
@@ -63,7 +70,7 @@ def train_step(run: Run) -> dict[str, float]:
             )
             update(
                 run,
-                micro,
+                [rows[active[rows]] for rows in micro if active[rows].any()],
                 partial(
                     policy_loss, run, batch, advantages, keep, old_logps, ref_logps, denominators
                 ),

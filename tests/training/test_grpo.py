@@ -40,27 +40,34 @@ def test_it_changes_parameters_after_a_step(base):
     assert changed
 
 
+def gradients(base_dir, **overrides) -> torch.Tensor:
+    """The gradient of one GRPO step from the base (the optimizer step is switched off)."""
+    model, tokenizer = load_model(ModelConfig(path=str(base_dir)))
+    config = small(prompts_per_step=4, max_grad_norm=None, **overrides)
+    run = build_run(config, model, tokenizer, sampler(1), digits.reward_fn)
+    run.optimizer.step = run.optimizer.zero_grad = lambda *a, **k: None
+    torch.manual_seed(0)
+    grpo.train_step(run)
+    return torch.cat([p.grad.flatten() for p in model.parameters()])
+
+
 def test_it_accumulates_micro_batches_like_one_batch(base_dir):
-    """Micro-batch 1 x accumulation 8 gives the gradient of micro-batch 8 x accumulation 1.
+    """Micro-batch 1 x accumulation 16 gives the gradient of micro-batch 16 x accumulation 1.
     (An entropy bonus keeps the gradient non-zero even when every group is all-equal.)"""
-    grads = []
-    for micro, accumulation in ((1, 8), (8, 1)):
-        model, tokenizer = load_model(ModelConfig(path=str(base_dir)))
-        config = small(
-            micro_batch_size=micro,
-            gradient_accumulation_steps=accumulation,
-            max_grad_norm=None,
-            kl_estimator="k3",
-            kl_coef=0.1,
-            entropy_coef=0.01,
-        )
-        run = build_run(config, model, tokenizer, sampler(1), digits.reward_fn)
-        run.optimizer.step = run.optimizer.zero_grad = lambda *a, **k: None  # keep the gradients
-        torch.manual_seed(0)
-        grpo.train_step(run)
-        grads.append(torch.cat([p.grad.flatten() for p in model.parameters()]))
-    assert grads[0].abs().sum() > 0
-    assert torch.allclose(grads[0], grads[1], atol=1e-6, rtol=1e-4)
+    terms = dict(kl_estimator="k3", kl_coef=0.1, entropy_coef=0.01)
+    one = gradients(base_dir, micro_batch_size=1, gradient_accumulation_steps=16, **terms)
+    whole = gradients(base_dir, micro_batch_size=16, gradient_accumulation_steps=1, **terms)
+    assert one.abs().sum() > 0
+    assert torch.allclose(one, whole, atol=1e-6, rtol=1e-4)
+
+
+def test_it_skips_zero_advantage_rows_without_changing_the_gradient(base_dir):
+    skipped = gradients(
+        base_dir, skip_zero_advantage=True, micro_batch_size=4, gradient_accumulation_steps=4
+    )
+    full = gradients(base_dir, skip_zero_advantage=False)
+    assert skipped.abs().sum() > 0
+    assert torch.allclose(skipped, full, atol=1e-6, rtol=1e-4)
 
 
 def test_it_keeps_no_reference_copy_without_kl(base):
