@@ -29,9 +29,10 @@ run: install frontend
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py bootstrap --url http://$(HOST):$(PORT)
 	@echo "Starting one Celery worker (queues gpu, cpu, default) and the web server; Ctrl-C stops both."
-	@bash -c 'trap "kill 0" EXIT INT TERM; \
+	@bash -c 'trap "kill \$$(jobs -p) 2>/dev/null; wait" EXIT INT TERM; \
 	  $(BIN)/celery -A crucible worker -Q gpu,cpu,default -c 2 -l INFO & \
-	  $(BIN)/daphne -b $(HOST) -p $(PORT) crucible.asgi:application'
+	  $(BIN)/daphne -b $(HOST) -p $(PORT) crucible.asgi:application & \
+	  wait -n'
 
 worker: install
 	$(BIN)/celery -A crucible worker -Q gpu,cpu,default -c 2 -l INFO
