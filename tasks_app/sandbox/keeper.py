@@ -22,6 +22,7 @@ import signal
 import socket
 import sys
 import time
+from types import CodeType
 from typing import Any
 
 from tasks_app.sandbox import cgroups, counting, inmate, isolate, linux, plan, wire
@@ -90,6 +91,44 @@ def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> 
 
 def cgroup_name(keeper_pid: int) -> str:
     return f"keeper-{keeper_pid}"
+
+
+class Compiled:
+    """Compiled prelude and tests, by their exact text: a task's samples share them.
+
+    Code objects are immutable and depend on nothing but the text, so keeping them
+    carries nothing from one execution to the next; each still runs in a fresh namespace.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.preludes: collections.OrderedDict[str, CodeType] = collections.OrderedDict()
+        self.checks: collections.OrderedDict[str, tuple[CodeType, int, dict[int, plan.Plan]]]
+        self.checks = collections.OrderedDict()
+
+    def prelude(self, source: str) -> CodeType:
+        code = self.preludes.get(source)
+        if code is None:
+            code = self._keep(self.preludes, source, compile(source, "<prelude>", "exec"))
+        return code
+
+    def tests(self, source: str) -> tuple[CodeType, int, dict[int, plan.Plan]]:
+        """The tests' code with counted asserts, how many there are, and the call plans."""
+        entry = self.checks.get(source)
+        if entry is None:
+            tally, plans = counting.Tally(), {}
+            code = counting.compile_tests(source, tally, plans=plans)
+            entry = self._keep(self.checks, source, (code, tally.total, plans))
+        return entry
+
+    def _keep(self, cache: collections.OrderedDict[str, Any], key: str, value: Any) -> Any:
+        cache[key] = value
+        if len(cache) > self.size:
+            cache.popitem(last=False)
+        return value
+
+
+COMPILED = Compiled()
 
 
 class Snapshot:
@@ -313,10 +352,11 @@ class Judge:
         namespace: dict[str, Any] = {"__name__": "__tests__"}
         self.namespace = namespace
         try:
-            exec(compile(prelude, "<prelude>", "exec"), namespace)
+            exec(COMPILED.prelude(prelude), namespace)
             namespace[self.entry] = self.candidate  # trusted helpers that call it by name
             namespace[counting.TALLY_NAME] = self.tally
-            exec(counting.compile_tests(tests, self.tally, plans=self.plans), namespace)
+            code, self.tally.total, self.plans = COMPILED.tests(tests)
+            exec(code, namespace)
         except Exception as exc:
             raise Gone("error", f"sandbox failure: the tests failed to load: {exc}") from None
         if not callable(namespace.get("check")):

@@ -61,3 +61,14 @@ def test_a_keeper_whose_caller_gave_up_is_not_reused() -> None:
     tests = "def check(candidate):\n    assert candidate(1) == 1\n"
     assert check_function(slow, tests, "echo", timeout=0.5).status == "timeout"
     assert check_function(ECHO, tests, "echo").status == "passed"
+
+
+def test_tests_compiled_once_count_afresh_for_every_solution() -> None:
+    tests = "def check(candidate):\n" + "".join(
+        f"    assert candidate({x}) == {x}\n" for x in range(3)
+    )
+    for _ in range(2):
+        good = check_function(ECHO, tests, "echo")
+        bad = check_function("def echo(x):\n    return 1\n", tests, "echo")
+        assert (good.status, good.tests_passed, good.tests_total) == ("passed", 3, 3)
+        assert (bad.status, bad.tests_passed, bad.tests_total) == ("failed", 1, 3)
