@@ -26,6 +26,7 @@ IDLE_TIMEOUT = 3600.0  # seconds of CPU a pre-forked unit may have before its re
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _LIBC = ctypes.CDLL(None) if linux.IS_LINUX else None  # opened once, before any fork
 M_ARENA_MAX = -8  # mallopt: one arena, so threads do not each reserve 64 MiB against RLIMIT_AS
+_MALLOPT = _LIBC.mallopt if _LIBC is not None else None  # looked up before any fork
 
 
 @dataclass(frozen=True)
@@ -172,16 +173,20 @@ def _reset_interpreter(python_path: tuple[str, ...]) -> None:
     sys.path[:] = list(python_path)
     sys.argv[:] = ["sandbox"]
     os.umask(0o077)
-    if linux.IS_LINUX:
-        _LIBC.mallopt(M_ARENA_MAX, 1)
+    if _MALLOPT is not None:
+        _MALLOPT(M_ARENA_MAX, 1)
 
 
 def _current_address_space() -> int:
     # Forked from the service, we already map the interpreter; budgets come on top.
+    # os.open, not open(): no buffered file object to build in every unit.
     try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[0]) * PAGE
-    except OSError:
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            return int(os.read(fd, 256).split()[0]) * PAGE
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, IndexError):
         return 256 << 20
 
 
