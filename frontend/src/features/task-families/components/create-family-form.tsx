@@ -3,17 +3,38 @@ import { useState, type FormEvent } from "react";
 import type { Family, FamilyKind } from "../api/types";
 import { useCreateFamily } from "../api/create-family";
 
-import { fieldErrors, otherErrors } from "./field-errors";
+import { FieldError, FormErrors, InputField } from "./form-fields";
+import { fieldErrors, otherErrors, paramErrors } from "./field-errors";
 import { defaultParams, ParamsForm, type Params } from "./params-form";
 
 const SHOWN = new Set(["name", "kind", "description", "held_out_fraction", "prompt_template"]);
 
-function FieldError({ message, id }: { message?: string; id: string }) {
-  return message ? (
-    <span className="field-error" id={id}>
-      {message}
-    </span>
-  ) : null;
+/** The share of a version's tasks kept out of training, 0 to 0.9. */
+export function HeldOutField({
+  id,
+  value,
+  error,
+  onChange,
+}: {
+  id: string;
+  value: string;
+  error?: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <InputField
+      id={id}
+      label="Held-out fraction"
+      type="number"
+      min={0}
+      max={0.9}
+      step={0.05}
+      style={{ flex: "0 1 150px" }}
+      value={value}
+      error={error}
+      onChange={onChange}
+    />
+  );
 }
 
 /** What a kind is, its difficulty scale and what it can be built from. */
@@ -57,11 +78,6 @@ export function CreateFamilyForm({
   const [template, setTemplate] = useState("");
   const create = useCreateFamily(team);
   const errors = fieldErrors(create.error);
-  const paramErrors = Object.fromEntries(
-    Object.entries(errors)
-      .filter(([field]) => field.startsWith("params"))
-      .map(([field, message]) => [field.replace(/^params\.?/, "").split(/[.[]/)[0] || "params", message]),
-  );
   const general = otherErrors(create.error, (f) => SHOWN.has(f) || f.startsWith("params"));
 
   function chooseKind(next: string) {
@@ -88,27 +104,16 @@ export function CreateFamilyForm({
 
   return (
     <form className="stack" onSubmit={submit} aria-label="New task family">
-      {general.length > 0 && (
-        <div className="alert alert-error" role="alert">
-          {general.map((m) => (
-            <div key={m}>{m}</div>
-          ))}
-        </div>
-      )}
+      <FormErrors messages={general} />
       <div className="form-row" style={{ alignItems: "flex-start" }}>
-        <div className="field">
-          <label htmlFor="family-name">Name</label>
-          <input
-            id="family-name"
-            className="input"
-            placeholder="Arithmetic warm-up"
-            value={name}
-            aria-invalid={errors.name ? true : undefined}
-            aria-describedby={errors.name ? "family-name-error" : undefined}
-            onChange={(e) => setName(e.target.value)}
-          />
-          <FieldError id="family-name-error" message={errors.name} />
-        </div>
+        <InputField
+          id="family-name"
+          label="Name"
+          placeholder="Arithmetic warm-up"
+          value={name}
+          error={errors.name}
+          onChange={setName}
+        />
         <div className="field">
           <label htmlFor="family-kind">Kind</label>
           <select id="family-kind" className="select" value={kindName} onChange={(e) => chooseKind(e.target.value)}>
@@ -120,34 +125,17 @@ export function CreateFamilyForm({
           </select>
           <FieldError id="family-kind-error" message={errors.kind} />
         </div>
-        <div className="field" style={{ flex: "0 1 150px" }}>
-          <label htmlFor="family-held-out">Held-out fraction</label>
-          <input
-            id="family-held-out"
-            className="input"
-            type="number"
-            min={0}
-            max={0.9}
-            step={0.05}
-            value={heldOut}
-            aria-invalid={errors.held_out_fraction ? true : undefined}
-            onChange={(e) => setHeldOut(e.target.value)}
-          />
-          <FieldError id="family-held-out-error" message={errors.held_out_fraction} />
-        </div>
+        <HeldOutField id="family-held-out" value={heldOut} error={errors.held_out_fraction} onChange={setHeldOut} />
       </div>
       {kind && <KindSummary kind={kind} />}
-      <div className="field">
-        <label htmlFor="family-description">Description</label>
-        <input
-          id="family-description"
-          className="input"
-          placeholder="What this family trains, in one line"
-          value={description}
-          onChange={(e) => setDescription(e.target.value)}
-        />
-        <FieldError id="family-description-error" message={errors.description} />
-      </div>
+      <InputField
+        id="family-description"
+        label="Description"
+        placeholder="What this family trains, in one line"
+        value={description}
+        error={errors.description}
+        onChange={setDescription}
+      />
       {kind && (
         <div className="subsection">
           <h3>Generator parameters</h3>
@@ -156,25 +144,23 @@ export function CreateFamilyForm({
             schema={kind.params_schema}
             value={params}
             onChange={setParams}
-            errors={paramErrors}
+            errors={paramErrors(errors)}
           />
         </div>
       )}
       <details className="subsection">
         <summary>Prompt template (optional)</summary>
-        <div className="field" style={{ marginTop: "var(--space-2)" }}>
-          <label htmlFor="family-template">Template</label>
-          <textarea
-            id="family-template"
-            className="input tf-textarea mono"
-            rows={4}
-            placeholder={kind?.prompt_template}
-            value={template}
-            onChange={(e) => setTemplate(e.target.value)}
-          />
-          <span className="field-hint">Leave empty to use the kind’s template shown above in grey.</span>
-          <FieldError id="family-template-error" message={errors.prompt_template} />
-        </div>
+        <InputField
+          id="family-template"
+          label="Template"
+          multiline
+          style={{ marginTop: "var(--space-2)" }}
+          placeholder={kind?.prompt_template}
+          value={template}
+          error={errors.prompt_template}
+          hint="Leave empty to use the kind’s template shown above in grey."
+          onChange={setTemplate}
+        />
       </details>
       <div className="row">
         <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim() || !kindName}>

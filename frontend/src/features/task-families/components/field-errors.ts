@@ -15,3 +15,12 @@ export function otherErrors(error: unknown, shown: (field: string) => boolean): 
   if (!isApiError(error)) return error instanceof Error ? [error.message] : [];
   return error.errors.filter((e) => !e.field || !shown(e.field)).map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
 }
+
+/** Errors about generator parameters (`params.ops`, `params[ops][0]`), keyed by parameter name. */
+export function paramErrors(errors: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(errors)
+      .filter(([field]) => field === "params" || field.startsWith("params.") || field.startsWith("params["))
+      .map(([field, message]) => [field.replace(/^params\.?/, "").replace(/^\[/, "").split(/[.[\]]/)[0] || "params", message]),
+  );
+}

@@ -84,4 +84,51 @@ describe("Family detail", () => {
     expect(form.get("format")).toBe("jsonl");
     expect(JSON.parse(String(form.get("mapping")))).toMatchObject({ prompt: "question", answer: "answer" });
   });
+  it("saves changed settings with PATCH and shows a parameter error at its field", async () => {
+    let current = FAMILY;
+    const { requests } = familyApi({
+      "GET /api/v1/families/3/": () => ({ body: current }),
+      "PATCH /api/v1/families/3/": (request) => {
+        const body = request.body as { params?: { ops?: string[] } };
+        if (body.params?.ops?.length === 0) {
+          return {
+            status: 400,
+            body: { errors: [{ field: "params.ops", code: "invalid", message: "choose at least one operation" }] },
+          };
+        }
+        current = { ...current, ...body } as typeof FAMILY;
+        return { body: current };
+      },
+    });
+    renderApp("/task-families/3");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("button", { name: "Edit settings" }, { timeout: 5000 }));
+    const form = screen.getByRole("form", { name: "Family settings" });
+    expect(within(form).getByLabelText("Kind")).toBeDisabled();
+    await user.clear(within(form).getByLabelText("Name"));
+    await user.type(within(form).getByLabelText("Name"), "Sums");
+    await user.clear(within(form).getByLabelText("Held-out fraction"));
+    await user.type(within(form).getByLabelText("Held-out fraction"), "0.2");
+    await user.click(within(form).getByRole("checkbox", { name: "+" }));
+    await user.click(within(form).getByRole("button", { name: "Save settings" }));
+
+    expect(await within(form).findByText("choose at least one operation")).toHaveClass("field-error");
+    expect(within(form).getByRole("group", { name: "Ops" })).toHaveAccessibleDescription("choose at least one operation");
+    expect(requests.find((r) => r.method === "PATCH")?.body).toEqual({
+      name: "Sums",
+      held_out_fraction: 0.2,
+      params: { ops: [], allow_negative: true },
+    });
+
+    await user.click(within(form).getByRole("checkbox", { name: "*" }));
+    await user.click(within(form).getByRole("button", { name: "Save settings" }));
+    expect(await screen.findByRole("status")).toHaveTextContent("Settings saved.");
+    expect(requests.filter((r) => r.method === "PATCH").at(-1)?.body).toEqual({
+      name: "Sums",
+      held_out_fraction: 0.2,
+      params: { ops: ["*"], allow_negative: true },
+    });
+    expect(screen.getByRole("heading", { level: 1, name: "Sums" })).toBeInTheDocument();
+  });
 });

@@ -12,6 +12,7 @@ import { useFamilyKinds } from "../api/get-family-kinds";
 import { useFamilyVersions } from "../api/get-family-versions";
 import type { Family, FamilyKind } from "../api/types";
 import { KindSummary } from "../components/create-family-form";
+import { FamilySettingsForm } from "../components/family-settings-form";
 import { NewVersionPanel } from "../components/new-version-panel";
 import { VersionsTimeline } from "../components/versions-timeline";
 import "../task-families.css";
@@ -51,6 +52,8 @@ export function FamilyDetailRoute() {
   const remove = useDeleteFamily();
   const navigate = useNavigate();
   const [confirming, setConfirming] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState(false);
   const kind = kinds.data?.find((k) => k.name === family.data?.kind);
 
   if (!family.data) {
@@ -95,8 +98,47 @@ export function FamilyDetailRoute() {
           )}
           {versions.data && versions.data.length > 0 && <VersionsTimeline familyId={f.id} versions={versions.data} />}
         </Card>
-        <Card title="Settings">
-          <FamilySettings family={f} kind={kind} />
+        <Card
+          title="Settings"
+          description="Used by versions made from now on"
+          actions={
+            editing ? null : (
+              <button
+                type="button"
+                className="btn btn-sm"
+                onClick={() => {
+                  setSaved(false);
+                  setEditing(true);
+                }}
+              >
+                Edit settings
+              </button>
+            )
+          }
+        >
+          {editing ? (
+            <FamilySettingsForm
+              key={kind?.name ?? "loading"}
+              family={f}
+              kind={kind}
+              onSaved={() => {
+                setEditing(false);
+                setSaved(true);
+              }}
+              onCancel={() => setEditing(false)}
+            />
+          ) : (
+            <>
+              {saved && (
+                <div className="card-body" style={{ paddingBottom: 0 }}>
+                  <div className="alert alert-success" role="status">
+                    Settings saved.
+                  </div>
+                </div>
+              )}
+              <FamilySettings family={f} kind={kind} />
+            </>
+          )}
         </Card>
       </div>
       {confirming && (
