@@ -1,4 +1,5 @@
-"""Task families in real Chromium: create, preview, freeze a version, browse it; a rejected upload."""
+"""Task families in real Chromium: create, preview, freeze a version, browse it, queue a
+difficulty measurement; a rejected upload."""
 
 from __future__ import annotations
 
@@ -63,6 +64,15 @@ def test_it_creates_a_family_previews_freezes_and_browses_a_version(signed_in_pa
     expect(tasks.locator("tbody tr").first).to_contain_text("held out")
     page.get_by_role("button", name=re.compile(r"^Show task \d+$")).first.click()
     expect(tasks).to_contain_text('"answer"')
+
+    # Measuring difficulty queues a job; with no worker running it stays queued.
+    measure = page.get_by_role("region", name="Measure difficulty")
+    expect(measure).to_contain_text("graded by pass rate")
+    measure.get_by_label("Model path").fill("/nonexistent")
+    measure.get_by_role("button", name="Measure difficulty").click()
+    job = measure.get_by_role("list", name="Difficulty jobs").get_by_role("listitem").first
+    expect(job).to_contain_text("queued")
+    expect(job).to_contain_text("/nonexistent")
     screenshot(page, "pool-version")
 
     tasks.get_by_role("checkbox", name=re.compile(r"^Select task")).first.check()

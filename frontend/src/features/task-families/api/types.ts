@@ -7,6 +7,8 @@ export type PoolVersion = components["schemas"]["PoolVersion"];
 export type PoolTask = components["schemas"]["PoolTask"];
 export type Split = components["schemas"]["SplitEnum"];
 export type VersionSource = components["schemas"]["SourceEnum"];
+export type PoolJob = components["schemas"]["PoolJob"];
+export type JobStatus = components["schemas"]["StatusEnum"];
 
 /** `{level: count}` */
 export type LevelCounts = Record<string, number>;

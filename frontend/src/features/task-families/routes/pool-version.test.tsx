@@ -1,11 +1,11 @@
-import { screen, waitFor } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 
 import { ME, mockApi, paginated } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
-import { ARITHMETIC, FAMILY, VERSION } from "../testing/fixtures";
+import { ARITHMETIC, FAMILY, JOB, VERSION } from "../testing/fixtures";
 
 const TASK = {
   id: 1,
@@ -26,6 +26,7 @@ function versionApi(extra: Parameters<typeof mockApi>[0] = {}) {
     "GET /api/v1/families/3/": { body: FAMILY },
     "GET /api/v1/pool-versions/11/": { body: VERSION },
     "GET /api/v1/pool-versions/11/tasks/": { body: paginated([TASK]) },
+    "GET /api/v1/pool-versions/11/jobs/": { body: [] },
     ...extra,
   });
 }
@@ -66,5 +67,77 @@ describe("Pool version", () => {
       remove: ["feedface00"],
       note: "Removed 1 task(s) from v2",
     });
+  });
+  it("lists difficulty jobs with their progress and links a finished one to its graded version", async () => {
+    versionApi({
+      "GET /api/v1/pool-versions/11/jobs/": {
+        body: [
+          { ...JOB, id: 6, status: "running", progress: 0.2, message: "12/60 tasks sampled" },
+          { ...JOB, id: 5, status: "succeeded", progress: 1, message: "graded 60 tasks", result_version: 14 },
+        ],
+      },
+    });
+    renderApp("/task-families/3/versions/11");
+
+    const running = await screen.findByRole("progressbar", { name: "Job 6 progress" }, { timeout: 5000 });
+    expect(running).toHaveAttribute("aria-valuenow", "20");
+    const jobs = screen.getByRole("list", { name: "Difficulty jobs" });
+    expect(within(jobs).getByRole("listitem", { name: "Job 6" })).toHaveTextContent("running");
+    expect(within(jobs).getByText("12/60 tasks sampled")).toBeInTheDocument();
+    const done = within(jobs).getByRole("listitem", { name: "Job 5" });
+    expect(within(done).getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100");
+    expect(within(done).getByRole("link", { name: "Open graded version" })).toHaveAttribute(
+      "href",
+      "/task-families/3/versions/14",
+    );
+    expect(within(jobs).getAllByRole("link")).toHaveLength(1);
+  });
+
+  it("sends the measurement settings and shows why the server refused them", async () => {
+    const { requests } = versionApi({
+      "POST /api/v1/pool-versions/11/jobs/": {
+        status: 403,
+        body: { errors: [{ field: null, code: "permission_denied", message: "Viewers cannot start jobs in this team." }] },
+      },
+    });
+    renderApp("/task-families/3/versions/11");
+    const user = userEvent.setup();
+
+    const form = await screen.findByRole("form", { name: "Measure difficulty" }, { timeout: 5000 });
+    expect(within(form).getByLabelText("Samples per task (k)")).toHaveValue(8);
+    await user.type(within(form).getByLabelText("Model path"), "/models/tiny");
+    await user.clear(within(form).getByLabelText("Levels"));
+    await user.type(within(form).getByLabelText("Levels"), "3");
+    await user.click(within(form).getByRole("button", { name: "Measure difficulty" }));
+
+    expect(await within(form).findByRole("alert")).toHaveTextContent("Viewers cannot start jobs in this team.");
+    expect(requests.find((r) => r.method === "POST")?.body).toEqual({
+      model_path: "/models/tiny",
+      k: 8,
+      temperature: 1,
+      max_new_tokens: 64,
+      levels: 3,
+    });
+    expect(screen.getByText("No measurements of this version yet.")).toBeInTheDocument();
+  });
+
+  it("shows a queued job at once and polls while it is not finished", async () => {
+    let jobs: (typeof JOB)[] = [];
+    const { requests } = versionApi({
+      "GET /api/v1/pool-versions/11/jobs/": () => ({ body: jobs }),
+      "POST /api/v1/pool-versions/11/jobs/": () => {
+        jobs = [{ ...JOB, id: 7 }];
+        return { status: 202, body: jobs[0] };
+      },
+    });
+    renderApp("/task-families/3/versions/11");
+    const user = userEvent.setup();
+
+    await user.type(await screen.findByLabelText("Model path", {}, { timeout: 5000 }), "/models/tiny");
+    await user.click(screen.getByRole("button", { name: "Measure difficulty" }));
+    expect(await screen.findByRole("listitem", { name: "Job 7" })).toHaveTextContent("queued");
+    const polls = () => requests.filter((r) => r.method === "GET" && r.path.endsWith("/jobs/")).length;
+    const before = polls();
+    await waitFor(() => expect(polls()).toBeGreaterThan(before), { timeout: 5000 });
   });
 });

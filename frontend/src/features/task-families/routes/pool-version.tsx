@@ -14,6 +14,7 @@ import { dedupOf, diffOf, histogramOf, SOURCE_LABELS, type PoolVersion } from ".
 import type { VersionResult } from "../api/version-request";
 import { DedupRemovedTable } from "../components/dedup-report";
 import { DifficultyHistogram } from "../components/difficulty-histogram";
+import { MeasureDifficulty } from "../components/measure-difficulty";
 import { TaskBrowser } from "../components/task-browser";
 import { VersionDiffView } from "../components/version-diff";
 import { VersionResultNotice } from "../components/version-result-notice";
@@ -135,6 +136,12 @@ export function PoolVersionRoute() {
             </Card>
           </div>
         </div>
+        <Card
+          title="Measure difficulty"
+          description="Samples k answers per task with the model and the family’s default verifier, then writes a new version graded by pass rate."
+        >
+          <MeasureDifficulty versionId={v.id} familyId={familyId} />
+        </Card>
         <Card title="Tasks" description="Held-out tasks are never sampled for training.">
           <TaskBrowser versionId={v.id} levels={levels} selected={selected} onSelectedChange={setSelected} />
           {selected.size > 0 && (

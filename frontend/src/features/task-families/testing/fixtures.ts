@@ -1,4 +1,4 @@
-import type { FamilyKind, PoolVersion } from "../api/types";
+import type { FamilyKind, PoolJob, PoolVersion } from "../api/types";
 
 export const ARITHMETIC: FamilyKind = {
   name: "arithmetic",
@@ -52,4 +52,17 @@ export const FAMILY = {
   version_count: 2,
   created_at: "2026-01-01T10:00:00Z",
   updated_at: "2026-01-01T10:00:00Z",
+};
+
+export const JOB: PoolJob = {
+  id: 5,
+  version: 11,
+  kind: "grade",
+  params: { model_path: "/models/tiny", k: 8, temperature: 1, max_new_tokens: 64, levels: 5 },
+  status: "queued",
+  progress: 0,
+  message: "",
+  result_version: null,
+  created_at: "2026-01-03T10:00:00Z",
+  finished_at: null,
 };
