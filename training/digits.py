@@ -8,6 +8,7 @@ is what RL on the verified reward closes.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,14 +80,21 @@ def reward_fn(items: Sequence[Item], completions: Sequence[str]) -> list[RewardR
 
 
 def _judge(digits: str, text: str) -> RewardResult:
+    """Outcome reward 1 for the sorted list; otherwise partial credit (up to 0.5) for the
+    digits it kept, so a group whose samples all fail still ranks them (dropping fewer
+    duplicates is closer)."""
     answer = text.strip()
     expected = "".join(sorted(digits))
     if not answer.isdigit():
-        return RewardResult(0.0, parts={"format": 0.0, "correct": 0.0}, error_type="format")
+        return RewardResult(
+            0.0, parts={"format": 0.0, "correct": 0.0, "overlap": 0.0}, error_type="format"
+        )
+    overlap = sum((Counter(answer) & Counter(expected)).values()) / max(len(answer), len(expected))
+    parts = {"format": 1.0, "correct": float(answer == expected), "overlap": overlap}
     if answer == expected:
-        return RewardResult(1.0, passed=True, parts={"format": 1.0, "correct": 1.0})
+        return RewardResult(1.0, passed=True, parts=parts)
     error = "length" if len(answer) != len(expected) else "order"
-    return RewardResult(0.0, parts={"format": 1.0, "correct": 0.0}, error_type=error)
+    return RewardResult(0.5 * overlap, parts=parts, error_type=error)
 
 
 def corpus(n: int = 2000, seed: int = 0) -> list[str]:
