@@ -4,7 +4,7 @@ Both sides start from the same tiny base (a 2-layer, width-128 Llama-style model
 the flawed digit-sorting teacher, built once here) and run the same GRPO setup: 16 prompts
 x 8 completions per step, completions up to 12 tokens at temperature 1, learning rate 5e-4,
 constant schedule, AdamW betas (0.9, 0.99), gradient clip 1.0, no KL, token-level loss,
-one thread each. Each side runs in its own subprocess so its peak RSS is its own.
+the same reward function (training.digits.reward_fn), one thread each. Each side runs in its own subprocess so its peak RSS is its own.
 
 Prints one JSON line; `ratio` = our completions/s over TRL's. Extra keys: held-out success
 after training (512 lists of 2-8 digits, sampled at temperature 1), peak RSS in MB and the
@@ -157,22 +157,20 @@ def run_trl(base: Path, steps: int) -> dict:
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    from training import digits
+    from training import digits as sort_digits
 
     model, tokenizer = setup(base)
-    items = digits.DigitSortSampler(2, 6, seed=SEED + 1).sample(steps * PROMPTS)
+    items = sort_digits.DigitSortSampler(2, 6, seed=SEED + 1).sample(steps * PROMPTS)
     dataset = Dataset.from_list(
         [{"prompt": it.prompt, "digits": it.payload["digits"]} for it in items]
     )
     timers = {"generation": 0.0, "verification": 0.0}
 
-    def correct(completions, digits, **_):
+    def correct(completions, digits, **_):  # the same reward function as ours
         start = time.perf_counter()
-        rewards = [
-            float(c.strip() == "".join(sorted(d))) for c, d in zip(completions, digits, strict=True)
-        ]
+        results = sort_digits.reward_fn([sort_digits.make_item(d) for d in digits], completions)
         timers["verification"] += time.perf_counter() - start
-        return rewards
+        return [r.reward for r in results]
 
     generate = model.generate
 
