@@ -99,6 +99,10 @@ class ExampleSerializer(StrictModelSerializer):
         return value
 
 
+class CalibrateSerializer(StrictSerializer):
+    layer = serializers.CharField(required=False, allow_blank=True, help_text="Judge layer name.")
+
+
 class PlaygroundSerializer(StrictSerializer):
     spec = serializers.JSONField()
     response = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=200_000)
@@ -171,6 +175,22 @@ class VerifierViewSet(TeamOwnedViewSet):
         verifier = self.get_object()
         get_object_or_404(verifier.examples, pk=example_id).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        request=CalibrateSerializer,
+        responses=OpenApiResponse(
+            description="The model judge's best yes-threshold on the labelled examples, "
+            "its FP/FN rates there, each example's P(yes), and the spec with that threshold"
+        ),
+    )
+    @action(detail=True, methods=["post"], url_path=r"versions/(?P<number>\d+)/calibrate")
+    def calibrate(
+        self, request: Request, pk: str | None = None, number: str | None = None
+    ) -> Response:
+        version = get_object_or_404(self.get_object().versions, number=number)
+        body = CalibrateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        return Response(services.calibrate(version, body.validated_data.get("layer") or None))
 
     @extend_schema(
         request=None, responses=OpenApiResponse(description="FP/FN rates on the labelled examples")

@@ -118,3 +118,20 @@ def add_example(user: AbstractBaseUser, verifier: Verifier, **fields: Any) -> La
         changes={"label": example.label},
     )
     return example
+
+
+def calibrate(version: VerifierVersion, layer: str | None = None) -> dict[str, Any]:
+    """Pick the model judge's yes-threshold that misjudges fewest labelled examples.
+
+    The returned ``spec`` carries the threshold; saving it makes the next version.
+    """
+    examples = example_dicts(version.verifier)
+    if not examples:
+        raise field_errors(
+            [("examples", "add labelled examples (good and bad) before calibrating")]
+        )
+    try:
+        report = pure.calibrate_judge(version.spec, examples, layer=layer)
+    except pure.SpecError as exc:
+        raise field_errors((e.field, e.reason) for e in exc.errors) from exc
+    return report | {"version": version.number, "examples": len(examples)}

@@ -628,6 +628,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verifiers/{id}/versions/{number}/calibrate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Layered verifiers: immutable spec versions, labelled examples and their FP/FN rates. */
+        post: operations["verifiers_versions_calibrate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verifiers/{id}/versions/{number}/evaluate/": {
         parameters: {
             query?: never;
@@ -676,6 +693,11 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
             readonly changes: unknown;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        CalibrateRequest: {
+            /** @description Judge layer name. */
+            layer?: string;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Curriculum: {
@@ -2682,6 +2704,34 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["VerifierVersion"];
                 };
+            };
+        };
+    };
+    verifiers_versions_calibrate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this verifier. */
+                id: number;
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CalibrateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CalibrateRequest"];
+                "multipart/form-data": components["schemas"]["CalibrateRequest"];
+            };
+        };
+        responses: {
+            /** @description The model judge's best yes-threshold on the labelled examples, its FP/FN rates there, each example's P(yes), and the spec with that threshold */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

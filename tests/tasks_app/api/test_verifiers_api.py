@@ -168,3 +168,48 @@ def test_it_runs_unit_tests_in_the_sandbox_from_the_playground(api):
     ).json()
     assert good["passed"] is True
     assert bad["passed"] is False and bad["error_type"] == "wrong_answer"
+
+
+@pytest.mark.slow
+def test_it_calibrates_a_model_judge_on_labelled_examples(api, team, judge_model_dir):
+    from tests.tasks_app.verifiers.conftest import JUDGE_TEMPLATE
+
+    spec = {
+        "extract": "full_text",
+        "layers": [
+            {
+                "kind": "model_judge",
+                "name": "judge",
+                "params": {
+                    "model_path": str(judge_model_dir),
+                    "prompt_template": JUDGE_TEMPLATE,
+                    "yes_token": " yes",
+                    "no_token": " no",
+                },
+            }
+        ],
+    }
+    verifier_id = create(api, spec=spec).json()["id"]
+    url = f"/api/v1/verifiers/{verifier_id}/"
+    assert (
+        api.post(f"{url}versions/1/calibrate/", {}, format="json").json()["errors"][0]["field"]
+        == "examples"
+    )
+    for n in "1234":
+        api.post(
+            f"{url}examples/",
+            {"response": f"the answer is {n} right", "label": "good"},
+            format="json",
+        )
+        api.post(
+            f"{url}examples/",
+            {"response": f"the answer is {n} wrong", "label": "bad"},
+            format="json",
+        )
+    report = api.post(f"{url}versions/1/calibrate/", {}, format="json").json()
+    assert report["false_positives"] == 0 and report["false_negatives"] == 0, report
+    assert report["spec"]["layers"][0]["params"]["threshold"] == report["threshold"]
+    saved = api.post(
+        f"{url}versions/", {"spec": report["spec"], "note": "calibrated"}, format="json"
+    )
+    assert saved.status_code == 201
