@@ -1,7 +1,7 @@
 // Canned API replies shared by this feature's tests.
 import type { Example } from "./api/get-examples";
 import type { Verifier } from "./api/get-verifiers";
-import type { Evaluation, SandboxStatus, Verdict, VerifierKinds } from "./types";
+import type { Calibration, Evaluation, SandboxStatus, Verdict, VerifierKinds } from "./types";
 
 export const KINDS: VerifierKinds = {
   layers: [
@@ -155,4 +155,30 @@ export const EVALUATION: Evaluation = {
   misjudged: [{ index: 1, example_id: 12, label: "bad", passed: true, reward: 1, error_type: "none", layer: null, detail: "" }],
   spec_hash: "1".repeat(64),
   version: 1,
+};
+
+const JUDGE = { kind: "model_judge", name: "judge", params: { model_path: "/models/judge" }, continue_on_fail: true };
+
+export const SPEC_JUDGE = { ...SPEC_V1, layers: [...SPEC_V1.layers, JUDGE] };
+
+export const CALIBRATION: Calibration = {
+  layer: "judge",
+  threshold: 0.615,
+  false_positives: 1,
+  false_negatives: 0,
+  false_positive_rate: 0.5,
+  false_negative_rate: 0,
+  accuracy: 0.75,
+  scores: [
+    { index: 0, label: "good", p_yes: 0.91 },
+    { index: 1, label: "bad", p_yes: 0.72 },
+    { index: 2, label: "good", p_yes: 0.66 },
+    { index: 3, label: "bad", p_yes: 0.2 },
+  ],
+  spec: {
+    ...SPEC_JUDGE,
+    layers: [...SPEC_V1.layers, { ...JUDGE, params: { ...JUDGE.params, threshold: 0.615 } }],
+  },
+  version: 1,
+  examples: 4,
 };

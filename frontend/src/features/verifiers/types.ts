@@ -120,3 +120,21 @@ export type Evaluation = {
 };
 
 export type FamilyKind = { name: string; label: string; description: string };
+
+/** One labelled example's P(yes) from the model judge alone, in example order. */
+export type JudgeScore = { index: number; label: "good" | "bad"; p_yes: number };
+
+/** The model judge's best yes-threshold on the labelled examples; `spec` carries it. */
+export type Calibration = {
+  layer: string;
+  threshold: number;
+  false_positives: number;
+  false_negatives: number;
+  false_positive_rate: number | null;
+  false_negative_rate: number | null;
+  accuracy: number | null;
+  scores: JudgeScore[];
+  spec: Spec;
+  version: number;
+  examples: number;
+};

@@ -2,7 +2,7 @@ import type { Example } from "../api/get-examples";
 import type { Evaluation } from "../types";
 import { ErrorTypeChip, percent } from "./visuals";
 
-function Stat({ label, value, sub, tone }: { label: string; value: string; sub: string; tone?: "good" | "bad" }) {
+export function Stat({ label, value, sub, tone }: { label: string; value: string; sub: string; tone?: "good" | "bad" }) {
   return (
     <div className={`vf-stat${tone ? ` is-${tone}` : ""}`} role="group" aria-label={label}>
       <div className="vf-stat-label">{label}</div>

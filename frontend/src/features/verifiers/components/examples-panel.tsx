@@ -7,11 +7,14 @@ import { ErrorMessage } from "@/components/ui/error-message";
 import { formatDateTime, formatRelative } from "@/lib/format";
 
 import { useDeleteExample } from "../api/delete-example";
+import { useCalibrateVersion } from "../api/calibrate-version";
 import { useEvaluateVersion } from "../api/evaluate-version";
 import { useExamples, type Example } from "../api/get-examples";
 import type { Verifier } from "../api/get-verifiers";
 import { useVersions } from "../api/get-versions";
+import { judgeLayerNames } from "../lib/spec";
 import { AddExampleForm } from "./add-example-form";
+import { CalibrationReport } from "./calibration-report";
 import { EvaluationReport } from "./evaluation-report";
 
 function ExamplesTable({ examples, onDelete }: { examples: Example[]; onDelete: (e: Example) => void }) {
@@ -75,6 +78,11 @@ function Evaluate({ verifier, examples }: { verifier: Verifier; examples: Exampl
   const [chosen, setChosen] = useState<number | null>(null);
   const number = chosen ?? latest;
   const evaluate = useEvaluateVersion(verifier.id);
+  const calibrate = useCalibrateVersion(verifier.id);
+  const selected = versions.data?.find((v) => v.number === number) ?? verifier.latest_version;
+  const judges = judgeLayerNames(selected?.spec);
+  const [judge, setJudge] = useState<string>("");
+  const layer = judges.includes(judge) ? judge : judges[0];
 
   if (latest === null) {
     return <p className="subtle">Save a version in the builder to evaluate it.</p>;
@@ -92,6 +100,7 @@ function Evaluate({ verifier, examples }: { verifier: Verifier; examples: Exampl
           onChange={(e) => {
             setChosen(Number(e.target.value));
             evaluate.reset();
+            calibrate.reset();
           }}
         >
           {(versions.data ?? [verifier.latest_version!]).map((v) => (
@@ -109,10 +118,49 @@ function Evaluate({ verifier, examples }: { verifier: Verifier; examples: Exampl
         >
           {evaluate.isPending ? "Evaluating…" : `Evaluate version ${number}`}
         </button>
+        {judges.length > 1 && (
+          <>
+            <label htmlFor="calibrate-layer" className="subtle">
+              Judge layer
+            </label>
+            <select
+              id="calibrate-layer"
+              className="select"
+              value={layer}
+              onChange={(e) => {
+                setJudge(e.target.value);
+                calibrate.reset();
+              }}
+            >
+              {judges.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        {judges.length > 0 && (
+          <button
+            type="button"
+            className="btn"
+            title="Model judges are biased: calibrate them against labelled examples."
+            disabled={calibrate.isPending || number === null}
+            onClick={() =>
+              number !== null && calibrate.mutate({ number, layer: judges.length > 1 ? layer : undefined })
+            }
+          >
+            {calibrate.isPending ? "Calibrating…" : "Calibrate judge"}
+          </button>
+        )}
         {examples.length === 0 && <span className="subtle">Add labelled examples first.</span>}
       </div>
       <ErrorMessage error={evaluate.error} />
       {evaluate.data && <EvaluationReport evaluation={evaluate.data} examples={examples} />}
+      <ErrorMessage error={calibrate.error} />
+      {calibrate.data && (
+        <CalibrationReport verifierId={verifier.id} latestNumber={latest} calibration={calibrate.data} />
+      )}
     </div>
   );
 }

@@ -65,6 +65,11 @@ export function percent(value: number | null | undefined): string {
   return value === null || value === undefined ? "—" : `${(value * 100).toFixed(1)}%`;
 }
 
+/** A judge threshold, short enough for a note; the spec keeps the exact value. */
+export function formatThreshold(threshold: number): string {
+  return String(Number(threshold.toFixed(3)));
+}
+
 export function milliseconds(seconds: number): string {
   const ms = seconds * 1000;
   return ms < 10 ? `${ms.toFixed(2)} ms` : `${ms.toFixed(0)} ms`;

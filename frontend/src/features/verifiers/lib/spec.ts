@@ -130,3 +130,12 @@ export function setWeight(draft: Draft, part: RewardPart, value: number | undefi
 export function specText(spec: Spec): string {
   return JSON.stringify(spec, null, 2);
 }
+
+/** Names of the spec's model_judge layers, in order; the spec is untyped JSON from the server. */
+export function judgeLayerNames(spec: unknown): string[] {
+  const layers = (spec as { layers?: unknown } | null)?.layers;
+  if (!Array.isArray(layers)) return [];
+  return layers
+    .filter((l): l is LayerSpec => (l as LayerSpec | null)?.kind === "model_judge" && typeof (l as LayerSpec).name === "string")
+    .map((l) => l.name);
+}

@@ -5,7 +5,17 @@ import { describe, expect, it } from "vitest";
 import { ME, mockApi, type MockHandler } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
-import { EVALUATION, EXAMPLES, KINDS, SANDBOX, VERDICT, VERIFIER, versionOf } from "../testing-fixtures";
+import {
+  CALIBRATION,
+  EVALUATION,
+  EXAMPLES,
+  KINDS,
+  SANDBOX,
+  SPEC_JUDGE,
+  VERDICT,
+  VERIFIER,
+  versionOf,
+} from "../testing-fixtures";
 
 function verifierApi(extra: Record<string, MockHandler> = {}) {
   return mockApi({
@@ -191,6 +201,73 @@ describe("verifier examples", { timeout: 15_000 }, () => {
     const body = requests.find((r) => r.method === "POST")?.body as { label: string; expected: { entry_point: string } };
     expect(body.label).toBe("bad");
     expect(body.expected.entry_point).toBe("add");
+  });
+});
+
+describe("judge calibration", { timeout: 15_000 }, () => {
+  function judgeApi(extra: Record<string, MockHandler> = {}) {
+    return verifierApi({
+      "GET /api/v1/verifiers/1/": { body: { ...VERIFIER, latest_version: versionOf(1, SPEC_JUDGE) } },
+      "GET /api/v1/verifiers/1/versions/": { body: [versionOf(1, SPEC_JUDGE)] },
+      ...extra,
+    });
+  }
+
+  it("shows the threshold, the judge's FP/FN rates and one dot per example, then saves the calibrated spec", async () => {
+    const { requests } = judgeApi({
+      "POST /api/v1/verifiers/1/versions/1/calibrate/": { body: CALIBRATION },
+      "POST /api/v1/verifiers/1/versions/": ({ body }) => ({
+        status: 201,
+        body: versionOf(2, (body as { spec: unknown }).spec, "judge calibrated at 0.615"),
+      }),
+    });
+    renderApp("/verifiers/1/examples");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("button", { name: "Calibrate judge" }, LOADED));
+
+    expect(await screen.findByRole("group", { name: "Threshold" })).toHaveTextContent("0.615");
+    expect(screen.getByRole("group", { name: "Judge false-positive rate" })).toHaveTextContent("50.0%");
+    expect(screen.getByRole("group", { name: "Judge false-negative rate" })).toHaveTextContent("0.0%");
+    expect(screen.getByText(/Model judges are biased: calibrate them against labelled examples/)).toBeInTheDocument();
+    expect(screen.getByRole("img", { name: "P(yes) of 4 labelled examples, threshold 0.615" })).toBeInTheDocument();
+    const dots = screen.getAllByTestId("judge-score");
+    expect(dots.map((d) => d.getAttribute("data-label"))).toEqual(["good", "bad", "good", "bad"]);
+    expect(requests.find((r) => r.path.endsWith("/calibrate/"))?.body).toEqual({});
+
+    await user.click(screen.getByRole("button", { name: "Save as new version" }));
+    expect(await screen.findByText("Saved as version 2.")).toBeInTheDocument();
+    const save = requests.find((r) => r.method === "POST" && r.path === "/api/v1/verifiers/1/versions/");
+    expect(save?.body).toEqual({ spec: CALIBRATION.spec, note: "judge calibrated at 0.615" });
+  });
+
+  it("lets the user pick among several judge layers and shows the server's message", async () => {
+    const second = { kind: "model_judge", name: "style", params: { model_path: "/m" }, continue_on_fail: true };
+    const spec = { ...SPEC_JUDGE, layers: [...SPEC_JUDGE.layers, second] };
+    const { requests } = verifierApi({
+      "GET /api/v1/verifiers/1/": { body: { ...VERIFIER, latest_version: versionOf(1, spec) } },
+      "GET /api/v1/verifiers/1/versions/": { body: [versionOf(1, spec)] },
+      "GET /api/v1/verifiers/1/examples/": { body: [] },
+      "POST /api/v1/verifiers/1/versions/1/calibrate/": {
+        status: 400,
+        body: { errors: [{ field: "examples", code: "invalid", message: "add labelled examples (good and bad) before calibrating" }] },
+      },
+    });
+    renderApp("/verifiers/1/examples");
+    const user = userEvent.setup();
+
+    await user.selectOptions(await screen.findByLabelText("Judge layer", undefined, LOADED), "style");
+    await user.click(screen.getByRole("button", { name: "Calibrate judge" }));
+
+    expect(await screen.findByRole("alert")).toHaveTextContent("add labelled examples (good and bad) before calibrating");
+    expect(requests.find((r) => r.path.endsWith("/calibrate/"))?.body).toEqual({ layer: "style" });
+  });
+
+  it("offers no calibration without a model judge layer", async () => {
+    verifierApi();
+    renderApp("/verifiers/1/examples");
+    await screen.findByRole("button", { name: "Evaluate version 1" }, LOADED);
+    expect(screen.queryByRole("button", { name: "Calibrate judge" })).not.toBeInTheDocument();
   });
 });
 
