@@ -7,6 +7,11 @@ Tests that need PostgreSQL or Redis skip with a reason when those are absent, un
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -104,3 +109,44 @@ def api(client_for, owner):  # type: ignore[no-untyped-def]
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 HUMANEVAL_PATH = DATASETS / "humaneval" / "HumanEval.jsonl.gz"
 GSM8K_PATH = DATASETS / "gsm8k" / "test.jsonl"
+
+
+@contextmanager
+def celery_worker(
+    env: dict[str, str], queues: str = "gpu,cpu,default"
+) -> Iterator[subprocess.Popen]:
+    """A real Celery worker process (solo pool) with ``env``; stopped with its whole group."""
+    root = Path(__file__).resolve().parents[1]
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "crucible",
+        "worker",
+        "-Q",
+        queues,
+        "-P",
+        "solo",
+        "--without-mingle",
+        "--without-gossip",
+        "-l",
+        "WARNING",
+    ]
+    process = subprocess.Popen(
+        command,
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        yield process
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import celery_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -30,30 +31,7 @@ def base_env(var_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def run_worker_round_trip(env: dict[str, str], queue: str) -> str:
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "crucible",
-            "worker",
-            "-Q",
-            "gpu,cpu,default",
-            "-P",
-            "solo",
-            "--without-mingle",
-            "--without-gossip",
-            "-l",
-            "WARNING",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
+    with celery_worker(env):
         sent = subprocess.run(
             [sys.executable, "-c", SEND.format(queue=queue)],
             cwd=ROOT,
@@ -62,15 +40,8 @@ def run_worker_round_trip(env: dict[str, str], queue: str) -> str:
             text=True,
             timeout=120,
         )
-        assert sent.returncode == 0, sent.stderr[-2000:]
-        return sent.stdout.strip()
-    finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait()
+    assert sent.returncode == 0, sent.stderr[-2000:]
+    return sent.stdout.strip()
 
 
 def test_it_runs_a_task_on_a_worker_over_the_filesystem_broker(tmp_path):

@@ -7,21 +7,16 @@ the same test database and broker as this one.
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from django.db import connection
 
 from tasks_app.models import PoolJob
 from tasks_app.services import pools
-from tests.conftest import need_service
+from tests.conftest import celery_worker, need_service
 from training.models import build_tiny_model, save_model, train_tokenizer
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
@@ -41,35 +36,8 @@ def worker(redis_url, tmp_path):
         "CRUCIBLE_VAR_DIR": str(tmp_path),
         "DJANGO_SETTINGS_MODULE": "crucible.settings.base",
     }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "crucible",
-            "worker",
-            "-Q",
-            "cpu",
-            "-P",
-            "solo",
-            "--without-mingle",
-            "--without-gossip",
-            "-l",
-            "WARNING",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    yield process
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+    with celery_worker(env, queues="cpu") as process:
+        yield process
 
 
 def test_it_grades_a_version_on_a_real_worker(api, owner, team, worker, tmp_path):
