@@ -29,8 +29,11 @@ SAMPLING = SamplingConfig(max_new_tokens=12, temperature=1.0)
 class DemoSettings:
     sft_steps: int = 600
     """SFT steps on the flawed teacher (batch 64) that make the base."""
-    grpo_steps: int = 300
-    """GRPO steps of 16 prompts x 8 completions."""
+    grpo_steps: int = 150
+    """GRPO steps of `prompts_per_step` prompts x 8 completions, rewarded pass/fail."""
+    prompts_per_step: int = 64
+    """Prompts per GRPO step. With 16, about two thirds of the groups are all-pass or
+    all-fail and the run barely moves (0.43 -> 0.43 in 300 steps); 64 x 150 gets 0.43 -> 0.64."""
     learning_rate: float = 5e-4
     """GRPO learning rate (1e-3 and above degrade this model)."""
     held_out: int = 512
@@ -73,10 +76,12 @@ def cached_base(directory: Path, sft_steps: int, seed: int = 0):
     return load_model(ModelConfig(path=str(directory)))
 
 
-def grpo_config(steps: int, learning_rate: float = 5e-4, seed: int = 0) -> GRPOConfig:
+def grpo_config(
+    steps: int, learning_rate: float = 5e-4, seed: int = 0, prompts_per_step: int = 16
+) -> GRPOConfig:
     return GRPOConfig(
         max_steps=steps,
-        prompts_per_step=16,
+        prompts_per_step=prompts_per_step,
         group_size=8,
         learning_rate=learning_rate,
         sampling=SAMPLING,
@@ -107,9 +112,11 @@ def run_demo(settings: DemoSettings | None = None, progress_bar: bool = True) ->
     print(f"held-out success before GRPO: {before.success:.3f}")
     sink = MemorySink()
     train(
-        grpo_config(settings.grpo_steps, settings.learning_rate, settings.seed),
+        grpo_config(
+            settings.grpo_steps, settings.learning_rate, settings.seed, settings.prompts_per_step
+        ),
         sampler=digits.DigitSortSampler(2, 6, seed=settings.seed + 1),
-        reward_fn=digits.reward_fn,
+        reward_fn=digits.pass_fail_reward_fn,
         sink=sink,
         model=model,
         tokenizer=tokenizer,

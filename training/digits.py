@@ -79,6 +79,15 @@ def reward_fn(items: Sequence[Item], completions: Sequence[str]) -> list[RewardR
     ]
 
 
+def pass_fail_reward_fn(items: Sequence[Item], completions: Sequence[str]) -> list[RewardResult]:
+    """`reward_fn` without the partial credit: 1 for the sorted list, else 0. The credit for
+    kept digits also rewards near misses that drop a duplicate, the teacher's own error."""
+    return [
+        RewardResult(float(r.passed), passed=r.passed, parts=r.parts, error_type=r.error_type)
+        for r in reward_fn(items, completions)
+    ]
+
+
 def _judge(digits: str, text: str) -> RewardResult:
     """Outcome reward 1 for the sorted list; otherwise partial credit (up to 0.5) for the
     digits it kept, so a group whose samples all fail still ranks them (dropping fewer
