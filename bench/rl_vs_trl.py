@@ -4,7 +4,7 @@ Both sides start from the same tiny base (a 2-layer, width-128 Llama-style model
 the flawed digit-sorting teacher, built once here) and run the same GRPO setup: 16 prompts
 x 8 completions per step, completions up to 12 tokens at temperature 1, learning rate 5e-4,
 constant schedule, AdamW betas (0.9, 0.99), gradient clip 1.0, no KL, token-level loss,
-the same reward function (training.digits.reward_fn), one thread each. Each side runs in its own subprocess so its peak RSS is its own.
+the same pass/fail reward (training.digits.pass_fail_reward_fn, as the demo), one thread each. Each side runs in its own subprocess so its peak RSS is its own.
 
 Prints one JSON line; `ratio` = our completions/s over TRL's. Extra keys: held-out success
 after training (512 lists of 2-8 digits, sampled at temperature 1), peak RSS in MB and the
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-PROMPTS, GROUP, MAX_NEW, LR, BETAS, SEED = 16, 8, 12, 5e-4, (0.9, 0.99), 0
+PROMPTS, GROUP, MAX_NEW, LR, BETAS, SEED = 64, 8, 12, 5e-4, (0.9, 0.99), 0
 
 
 def main() -> None:
@@ -134,7 +134,7 @@ def run_ours(base: Path, steps: int) -> dict:
     train(
         config,
         sampler=digits.DigitSortSampler(2, 6, seed=SEED + 1),
-        reward_fn=digits.reward_fn,
+        reward_fn=digits.pass_fail_reward_fn,
         sink=sink,
         model=model,
         tokenizer=tokenizer,
@@ -168,7 +168,8 @@ def run_trl(base: Path, steps: int) -> dict:
 
     def correct(completions, digits, **_):  # the same reward function as ours
         start = time.perf_counter()
-        results = sort_digits.reward_fn([sort_digits.make_item(d) for d in digits], completions)
+        items = [sort_digits.make_item(d) for d in digits]
+        results = sort_digits.pass_fail_reward_fn(items, completions)
         timers["verification"] += time.perf_counter() - start
         return [r.reward for r in results]
 
