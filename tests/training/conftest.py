@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from training import digits
-from training.config import ModelConfig
+from training.config import ModelConfig, SamplingConfig
 from training.demo import cached_base
 from training.engine import train
 from training.evaluation import evaluate
@@ -69,8 +69,8 @@ def digit_first_reward(items, completions) -> list[RewardResult]:
     return [RewardResult(float(t[:1].isdigit()), passed=t[:1].isdigit()) for t in completions]
 
 
-def learns_digit_first(config) -> tuple[float, float, MemorySink]:
-    """Train an untrained 1-layer, width-32 model on `digit_first_reward`; held-out success
+def learns_digit_first(config_cls) -> tuple[float, float, MemorySink]:
+    """Train, with `config_cls` (GRPO, RLOO or PPO) at the toy task's shared settings, an untrained 1-layer, width-32 model on `digit_first_reward`; held-out success
     (sampled at temperature 1, fixed seed) before and after. A policy-gradient method whose
     loss pushes the right way lifts it from ~0.05 to ~1 in 30 steps; a flipped sign, wrong
     row alignment of advantages, or a broken update leaves it flat or drives it to 0."""
@@ -83,6 +83,14 @@ def learns_digit_first(config) -> tuple[float, float, MemorySink]:
             model, tokenizer, items, digit_first_reward, temperature=1.0, max_new_tokens=2
         ).success
 
+    config = config_cls(
+        max_steps=30,
+        prompts_per_step=8,
+        group_size=8,
+        learning_rate=1e-2,
+        sampling=SamplingConfig(max_new_tokens=2),
+        cpu_threads=1,
+    )
     before = rate()
     sink = MemorySink()
     train(
