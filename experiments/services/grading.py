@@ -101,8 +101,8 @@ def _grade(job: PoolJob) -> PoolVersion:
         max_new_tokens=params.get("max_new_tokens", 64),
         progress=lambda done, total: _progress(job, done, total),
     )
-    by_hash = {row.content_hash: rate for row, rate in zip(rows, rates, strict=True)}
-    lookup = {id(task): by_hash[row.content_hash] for task, row in zip(tasks, rows, strict=True)}
+    # Rates were sampled in bulk; measure_difficulty asks for them task by task.
+    lookup = {id(task): rate for task, rate in zip(tasks, rates, strict=True)}
     measured = measure_difficulty(
         tasks, lambda task, _k: lookup[id(task)], params["k"], levels=params.get("levels", 5)
     )
