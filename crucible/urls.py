@@ -21,6 +21,12 @@ api_v1 = [
     path("", include(router.urls)),
 ]
 
+# Under /api/ these answer in the API's JSON error shape; elsewhere Django's pages.
+handler400 = "crucible.api.errors.bad_request"
+handler403 = "crucible.api.errors.permission_denied"
+handler404 = "crucible.api.errors.not_found"
+handler500 = "crucible.api.errors.server_error"
+
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("admin/", admin.site.urls),

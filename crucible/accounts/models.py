@@ -48,6 +48,10 @@ class Membership(models.Model):
         ]
         ordering = ["team__name", "user__username"]
 
+    @property
+    def audit_label(self) -> str:
+        return self.user.get_username()
+
     def allows(self, needed: str) -> bool:
         return Role.rank(self.role) >= Role.rank(needed)
 
@@ -105,6 +109,9 @@ class AuditEvent(models.Model):
     action = models.CharField(max_length=80, db_index=True)
     target_type = models.CharField(max_length=80)
     target_id = models.CharField(max_length=80)
+    # The target's name when the event happened: the log still says what was deleted or
+    # renamed after the row is gone or changed.
+    target_label = models.CharField(max_length=200, blank=True)
     changes = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 

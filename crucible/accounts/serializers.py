@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import get_user_model
+from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
 
+from . import links
 from .models import ApiToken, AuditEvent, Membership, Role, Team
-from .services import MAX_TOKEN_DAYS
+from .services import DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS
 
 User = get_user_model()
 
@@ -111,9 +115,22 @@ class TokenSerializer(StrictModelSerializer):
 
 class TokenCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=100)
-    team = serializers.SlugField(required=False, allow_null=True)
+    team = serializers.SlugField(
+        required=False,
+        allow_null=True,
+        help_text="Bind the token to this team; null for all your teams. A team-bound token "
+        "may only create tokens for its own team, which is also the default.",
+    )
     days = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, max_value=MAX_TOKEN_DAYS, default=90
+        required=False,
+        min_value=1,
+        max_value=MAX_TOKEN_DAYS,
+        help_text=f"Days until it expires (default {DEFAULT_TOKEN_DAYS}). A token created with "
+        "a token cannot outlive it; without this field it is cut to that token's expiry.",
+        error_messages={
+            "null": f"Every token expires: give 1 to {MAX_TOKEN_DAYS} days, "
+            f"or leave the field out for {DEFAULT_TOKEN_DAYS}."
+        },
     )
 
 
@@ -127,9 +144,25 @@ class IssuedTokenSerializer(TokenSerializer):
         read_only_fields = fields
 
 
+class AuditEventListSerializer(serializers.ListSerializer):
+    """Resolves the links of a whole page at once: one query per target type, not per row."""
+
+    def to_representation(self, data: Any) -> list[dict[str, Any]]:
+        events = list(data.all() if isinstance(data, models.manager.BaseManager) else data)
+        self._context["target_paths"] = links.paths_for(events)
+        return super().to_representation(events)
+
+
 class AuditEventSerializer(serializers.ModelSerializer):
     actor = serializers.SlugRelatedField(slug_field="username", read_only=True)
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    target_label = serializers.CharField(
+        read_only=True, help_text="The target's name when the event happened."
+    )
+    target_path = serializers.SerializerMethodField(
+        help_text="The path of the target's page in the web app; null once it is deleted "
+        "or when it has no page."
+    )
 
     class Meta:
         model = AuditEvent
@@ -139,8 +172,17 @@ class AuditEventSerializer(serializers.ModelSerializer):
             "action",
             "target_type",
             "target_id",
+            "target_label",
+            "target_path",
             "team",
             "created_at",
             "changes",
         ]
         read_only_fields = fields
+        list_serializer_class = AuditEventListSerializer
+
+    def get_target_path(self, event: AuditEvent) -> str | None:
+        paths = self.context.get("target_paths")
+        if paths is None:
+            paths = links.paths_for([event])
+        return paths.get(event.pk)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 from django.utils import timezone
@@ -21,11 +22,26 @@ from crucible.realtime.publish import publish_to_team
 from .models import ApiToken, AuditEvent, Membership, Role, Team, hash_token
 
 TOKEN_PREFIX = "crc_"
+DEFAULT_TOKEN_DAYS = 90
+# Every token expires: a leaked secret stops working within a year at the latest.
 MAX_TOKEN_DAYS = 365
+LABEL_CHARS = AuditEvent._meta.get_field("target_label").max_length or 200
 
 
 class AccessDenied(PermissionError):
     """The caller lacks the role an action needs."""
+
+
+class TokenRefused(ValueError):
+    """A token request asks for more reach or lifetime than its issuer may grant.
+
+    ``field`` names the request field at fault, so the API can point at it.
+    """
+
+    def __init__(self, field: str, code: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.code = code
 
 
 def record(
@@ -35,20 +51,37 @@ def record(
     *,
     team: Team | None = None,
     changes: dict[str, Any] | None = None,
+    label: str | None = None,
 ) -> AuditEvent:
+    """Log ``action`` on ``target``; record it before a delete, while the target has its pk.
+
+    ``label`` names the target in the log (default: ``label_of(target)``).
+    """
     event = AuditEvent.objects.create(
         actor=actor if actor is not None and actor.is_authenticated else None,
         team=team,
         action=action,
         target_type=target._meta.label_lower,
         target_id=str(target.pk),
+        target_label=(label if label is not None else label_of(target))[:LABEL_CHARS],
         changes=changes or {},
     )
     if team is not None:
         # Every audited change is also a live event for the team's open pages.
-        live = {"type": action, "target_type": event.target_type, "target_id": event.target_id}
+        live = {
+            "type": action,
+            "target_type": event.target_type,
+            "target_id": event.target_id,
+            "target_label": event.target_label,
+        }
         transaction.on_commit(lambda: publish_to_team(team.pk, live))
     return event
+
+
+def label_of(target: models.Model) -> str:
+    """What the log calls ``target``: its ``audit_label``, else its ``name``, else its text."""
+    label = getattr(target, "audit_label", None) or getattr(target, "name", None) or str(target)
+    return str(label)
 
 
 def membership_of(user: AbstractBaseUser, team: Team) -> Membership | None:
@@ -142,12 +175,23 @@ class IssuedToken:
 
 @transaction.atomic
 def create_token(
-    user: AbstractBaseUser, name: str, *, team: Team | None = None, days: int | None = 90
+    user: AbstractBaseUser,
+    name: str,
+    *,
+    team: Team | None = None,
+    days: int | None = None,
+    issuer: ApiToken | None = None,
 ) -> IssuedToken:
+    """Mint a token for ``user``; ``issuer`` is the token the request came with, if any.
+
+    A token never reaches wider or lives longer than its issuer. ``days=None`` means the
+    default lifetime, cut short to the issuer's own expiry.
+    """
     if team is not None and membership_of(user, team) is None:
         raise AccessDenied(f"you are not a member of team '{team.slug}'")
+    _check_token_reach(team, issuer)
+    expires = _token_expiry(days, issuer)
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    expires = timezone.now() + timedelta(days=days) if days else None
     token = ApiToken.objects.create(
         user=user,
         team=team,
@@ -160,6 +204,43 @@ def create_token(
         user, "token.created", token, team=team, changes={"name": name, "expires_at": str(expires)}
     )
     return IssuedToken(token=token, secret=secret)
+
+
+def default_token_team(issuer: ApiToken | None) -> Team | None:
+    """A token minted by a team-bound token stays in that team unless the request names one."""
+    return issuer.team if issuer is not None else None
+
+
+def _check_token_reach(team: Team | None, issuer: ApiToken | None) -> None:
+    if issuer is None or issuer.team_id is None:
+        return
+    if team is None or team.pk != issuer.team_id:
+        raise TokenRefused(
+            "team",
+            "wider_than_token",
+            f"A token bound to team '{issuer.team.slug}' can only create tokens "
+            "for that team.",
+        )
+
+
+def _token_expiry(days: int | None, issuer: ApiToken | None) -> datetime:
+    if days is not None and not 1 <= days <= MAX_TOKEN_DAYS:
+        raise TokenRefused(
+            "days", "out_of_range", f"A token lives from 1 to {MAX_TOKEN_DAYS} days."
+        )
+    expires = timezone.now() + timedelta(days=days or DEFAULT_TOKEN_DAYS)
+    # Tokens made before every token had to expire may carry no expiry: the cap still holds.
+    limit = issuer.expires_at if issuer is not None else None
+    if limit is None or expires <= limit:
+        return expires
+    if days is None:
+        return limit
+    raise TokenRefused(
+        "days",
+        "outlives_token",
+        f"The token making this request expires at {limit:%Y-%m-%d %H:%M} UTC; "
+        "a token it creates cannot live longer.",
+    )
 
 
 @transaction.atomic
@@ -193,6 +274,16 @@ def authenticate_token(raw: str) -> ApiToken:
     return token
 
 
+def tokens_visible_to(
+    user: AbstractBaseUser, token: ApiToken | None = None
+) -> models.QuerySet[ApiToken]:
+    """The tokens a request may list and revoke: a team-bound token sees only its team's."""
+    tokens = ApiToken.objects.filter(user=user)
+    if token is not None and token.team_id is not None:
+        tokens = tokens.filter(team_id=token.team_id)
+    return tokens
+
+
 def teams_visible_to(
     user: AbstractBaseUser, token: ApiToken | None = None
 ) -> models.QuerySet[Team]:
@@ -201,3 +292,24 @@ def teams_visible_to(
     if token is not None and token.team_id is not None:
         teams = teams.filter(pk=token.team_id)
     return teams
+
+
+def live_team_ids(user_id: int, token_id: int | None) -> list[int] | None:
+    """The teams an open connection may still follow, or None when it must close.
+
+    It closes when its user was deactivated, when the token it authenticated with was
+    revoked or has expired, or when a team-bound token lost its one team. A session or an
+    unbound token that lost some teams keeps the others (and the user's own events).
+    """
+    user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        return None
+    token = None
+    if token_id is not None:
+        token = ApiToken.objects.active().filter(pk=token_id, user=user).first()
+        if token is None:
+            return None
+    team_ids = list(teams_visible_to(user, token).values_list("id", flat=True))
+    if token is not None and token.team_id is not None and not team_ids:
+        return None
+    return team_ids

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.contrib.auth import authenticate, login, logout
 from django.shortcuts import get_object_or_404
+from drf_spectacular.plumbing import build_array_type, build_basic_type
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from crucible.api.scoping import TeamScopedMixin, request_token, visible_teams
@@ -27,6 +28,7 @@ from .serializers import (
     TokenCreateSerializer,
     TokenSerializer,
 )
+from .throttling import LoginRateThrottle
 
 
 def me_payload(request: Request, user=None) -> dict:  # type: ignore[no-untyped-def]
@@ -35,8 +37,7 @@ def me_payload(request: Request, user=None) -> dict:  # type: ignore[no-untyped-
 
 class LoginView(APIView):
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "login"
+    throttle_classes = [LoginRateThrottle]
 
     @extend_schema(
         request=LoginSerializer,
@@ -137,22 +138,35 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     serializer_class = TokenSerializer
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        return ApiToken.objects.filter(user=self.request.user).select_related("team")
+        return services.tokens_visible_to(
+            self.request.user, request_token(self.request)
+        ).select_related("team")
 
     @extend_schema(request=TokenCreateSerializer, responses={201: IssuedTokenSerializer})
     def create(self, request: Request) -> Response:
         body = TokenCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        slug = body.validated_data.get("team")
-        team = get_object_or_404(visible_teams(request), slug=slug) if slug else None
-        issued = services.create_token(
-            request.user,
-            body.validated_data["name"],
-            team=team,
-            days=body.validated_data.get("days"),
-        )
+        issuer = request_token(request)
+        try:
+            issued = services.create_token(
+                request.user,
+                body.validated_data["name"],
+                team=self.requested_team(body.validated_data, issuer),
+                days=body.validated_data.get("days"),
+                issuer=issuer,
+            )
+        except services.TokenRefused as exc:
+            raise exceptions.ValidationError(
+                {exc.field: [exceptions.ErrorDetail(str(exc), code=exc.code)]}
+            ) from exc
         data = IssuedTokenSerializer(issued.token).data | {"token": issued.secret}
         return Response(data, status=status.HTTP_201_CREATED)
+
+    def requested_team(self, data: dict, issuer: ApiToken | None) -> Team | None:
+        if "team" not in data:
+            return services.default_token_team(issuer)
+        slug = data["team"]
+        return get_object_or_404(visible_teams(self.request), slug=slug) if slug else None
 
     @extend_schema(responses={204: None})
     def destroy(self, request: Request, pk: str | None = None) -> Response:
@@ -170,7 +184,11 @@ class AuditViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return self.scope(AuditEvent.objects.select_related("actor", "team"))
 
-    @action(detail=False, methods=["get"])
+    @extend_schema(
+        responses={200: build_array_type(build_basic_type(OpenApiTypes.STR))},
+        description="The distinct actions in your teams' audit log, sorted.",
+    )
+    @action(detail=False, methods=["get"], pagination_class=None, filter_backends=[])
     def actions(self, request: Request) -> Response:
         names = self.get_queryset().values_list("action", flat=True).distinct()
         return Response(sorted(set(names)))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -18,9 +20,11 @@ def flatten(detail: Any, field: str | None = None) -> list[dict[str, Any]]:
     if isinstance(detail, dict):
         items: list[dict[str, Any]] = []
         for key, value in detail.items():
+            if isinstance(key, int):  # a list's items, by index (ListField, many=True)
+                items.extend(flatten(value, f"{field or ''}[{key}]"))
+                continue
             name = None if key in {"non_field_errors", "detail"} else str(key)
-            path = _join(field, name)
-            items.extend(flatten(value, path))
+            items.extend(flatten(value, _join(field, name)))
         return items
     if isinstance(detail, list):
         items = []
@@ -65,3 +69,45 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
                     error["code"] = exc.default_code
         response.data = {"errors": errors}
     return response
+
+
+# --- Django-level error views ------------------------------------------------------------
+# Errors raised outside DRF's views (no URL matched, an uncaught exception, a request Django
+# refused before any view ran) reach these handlers; under /api/ they answer in the same
+# JSON shape as everything else, elsewhere Django's own pages stay.
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def json_error(status: int, code: str, message: str, field: str | None = None) -> JsonResponse:
+    return JsonResponse(
+        {"errors": [{"field": field, "code": code, "message": message}]}, status=status
+    )
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if not is_api(request):
+        return defaults.bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        return json_error(413, "too_large", "The request body is too large.")
+    return json_error(400, "bad_request", "The request could not be understood.")
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if not is_api(request):
+        return defaults.permission_denied(request, exception)
+    return json_error(403, "permission_denied", str(exception) or "Permission denied.")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if not is_api(request):
+        return defaults.page_not_found(request, exception)
+    return json_error(404, "not_found", "Not found.")
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if not is_api(request):
+        return defaults.server_error(request)
+    return json_error(500, "server_error", "A server error occurred; it has been logged.")

@@ -1,6 +1,13 @@
-"""OpenAPI descriptions for our authentication classes."""
+"""OpenAPI: our authentication classes, the one error shape, and the ``?team=`` filter."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
@@ -14,3 +21,57 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
             "description": "A personal API token (crc_...), created in Settings → API tokens "
             "or with `manage.py createtoken`.",
         }
+
+
+class ApiErrorSerializer(serializers.Serializer):
+    field = serializers.CharField(
+        allow_null=True, help_text="The field path (`spec.layers[2].params`), or null."
+    )
+    code = serializers.CharField(help_text="Machine-readable, e.g. `required`, `not_found`.")
+    message = serializers.CharField()
+
+
+class ApiErrorsSerializer(serializers.Serializer):
+    errors = ApiErrorSerializer(many=True)
+
+
+# The answers any operation can give besides its own: bad input anywhere (a body, a query
+# parameter), a missing or rejected credential, a missing role or CSRF token, an unknown
+# object or page, and a throttle.
+ERROR_STATUSES = {
+    "400": "Invalid input; each error names its field.",
+    "401": "Not signed in, or the API token is unknown, revoked or expired.",
+    "403": "The caller lacks the role this needs (or a session request lacks its CSRF token).",
+    "404": "No such object among your teams' (or no such page).",
+    "429": "Too many requests; retry after the Retry-After header's seconds.",
+}
+# And those of operations that take a body.
+BODY_ERROR_STATUSES = {
+    "413": "The request body is over its size limit.",
+    "415": "The body's content type is not one this operation accepts.",
+}
+
+
+class AutoSchema(openapi.AutoSchema):
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        responses = super()._get_response_bodies(direction)
+        statuses = dict(ERROR_STATUSES)
+        if self.method in {"POST", "PUT", "PATCH"}:
+            statuses.update(BODY_ERROR_STATUSES)
+        for code, description in sorted(statuses.items()):
+            documented = responses.get(code, {})
+            if "content" not in documented:
+                # An operation's own wording of an error is kept; the body is the one shape.
+                description = documented.get("description") or description
+                error = OpenApiResponse(ApiErrorsSerializer, description=description)
+                responses[code] = self._get_response_for_code(error, code, direction=direction)
+        return responses
+
+    def get_override_parameters(self) -> list[Any]:
+        parameters = list(super().get_override_parameters())
+        if self._is_list_view() and getattr(self.view, "team_path", None):
+            # TeamScopedMixin.scope narrows every scoped list to one team by its slug.
+            parameters.append(
+                OpenApiParameter("team", str, description="Only this team's objects (its slug).")
+            )
+        return parameters

@@ -20,6 +20,13 @@ def request_token(request) -> ApiToken | None:  # type: ignore[no-untyped-def]
 
 
 def visible_teams(request) -> QuerySet[Team]:  # type: ignore[no-untyped-def]
+    """The caller's teams; an anonymous caller is a 401 here, whatever the view's permissions.
+
+    Every scoped queryset starts from this, so a view that replaces the default permission
+    classes still cannot query with an anonymous user (which would be a 500, not a 401).
+    """
+    if not request.user.is_authenticated:
+        raise exceptions.NotAuthenticated()
     return teams_visible_to(request.user, request_token(request))
 
 
@@ -58,8 +65,9 @@ def check_role(request, team: Team, needed: str) -> None:  # type: ignore[no-unt
         raise exceptions.PermissionDenied(f"This needs the {needed} role in team '{team.slug}'.")
 
 
-class TeamRolePermission(permissions.BasePermission):
-    """Object-level: safe methods for any member, writes for the view's ``write_role``."""
+class TeamRolePermission(permissions.IsAuthenticated):
+    """Signed-in callers only; object-level: safe methods for any member, writes for the
+    view's ``write_role``."""
 
     def has_object_permission(self, request, view, obj) -> bool:  # type: ignore[no-untyped-def]
         if request.method in permissions.SAFE_METHODS:

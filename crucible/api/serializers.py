@@ -2,9 +2,47 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 from typing import Any
 
+from django.db import models
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from .parsers import TooDeep, first_problems, unstorable_json
+
+
+class JSONField(serializers.JSONField):
+    """Free-form JSON held to the rules of a JSON body wherever it comes from.
+
+    A JSON body was checked by its parser; a form or multipart field's JSON text is parsed
+    here, so its nesting and its text are checked here too, and named under this field.
+    """
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            value = super().to_internal_value(data)
+            problems = first_problems(unstorable_json(value))
+        except (RecursionError, TooDeep):
+            raise serializers.ValidationError(TooDeep.default_detail, code="too_deep") from None
+        if problems:
+            detail = {path: [problem] for path, problem in problems}
+            # A bare string is this field itself; anything inside is named by its path.
+            raise serializers.ValidationError(detail.get("") or detail)
+        return value
+
+
+def documented_json(schema: Any, *, component_name: str | None = None, **kwargs: Any) -> JSONField:
+    """A JSON field whose value the OpenAPI schema describes as ``schema`` (a serializer, an
+    ``OpenApiTypes`` member or a JSON Schema dict); the value itself passes through unchanged.
+
+    For a JSON column or document whose shape is defined elsewhere (a pure module's report, a
+    spec's JSON Schema): the schema then types it instead of leaving it bare.
+    """
+    field_class = type("DocumentedJSONField", (JSONField,), {})
+    return extend_schema_field(schema, component_name=component_name)(field_class)(**kwargs)
 
 
 class RejectUnknownFieldsMixin:
@@ -36,4 +74,55 @@ class StrictSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 
 
 class StrictModelSerializer(RejectUnknownFieldsMixin, serializers.ModelSerializer):
-    pass
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.JSONField: JSONField,
+    }
+
+
+# --- JSON values of one type -------------------------------------------------------------
+# DRF's fields coerce: "0.5" and True are numbers to a FloatField, 1 and "yes" booleans to a
+# BooleanField. Inside a JSON document (a config) a value of the wrong JSON type is a mistake
+# to name, not to guess at.
+
+
+class StrictFloatField(serializers.FloatField):
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each annotated attribute of ``cls``, on one line each.
+
+    Lets a serializer document a dataclass's fields in the dataclass's own words, so the
+    OpenAPI schema and the code say the same thing.
+    """
+    (node,) = ast.parse(textwrap.dedent(inspect.getsource(cls))).body
+    assert isinstance(node, ast.ClassDef)
+    docs = {}
+    for item, after in zip(node.body, node.body[1:], strict=False):
+        if (
+            isinstance(item, ast.AnnAssign)
+            and isinstance(item.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[item.target.id] = " ".join(after.value.value.split())
+    return docs

@@ -1,13 +1,17 @@
-"""Websocket consumers: transport only. Access is checked on connect; events are forwarded."""
+"""Websocket consumers: transport only. Access is checked on connect and again whenever the
+user's memberships or tokens change (or the socket's token expires); events are forwarded.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils import timezone
 
-from crucible.accounts.services import teams_visible_to
+from crucible.accounts.services import live_team_ids
 
 from .groups import team_group, user_group
 
@@ -15,9 +19,13 @@ from .groups import team_group, user_group
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 
+# The control message a socket sends itself when its token's expiry comes.
+ACCESS_CHANGED = {"type": "access.changed"}
+
 
 class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
     groups_joined: list[str]
+    expiry_watch: asyncio.Task | None = None
 
     async def connect(self) -> None:
         self.groups_joined = []
@@ -32,18 +40,61 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
             await self.accept()
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        for group in groups:
-            await self.channel_layer.group_add(group, self.channel_name)
-        self.groups_joined = groups
+        await self.join(groups)
         await self.accept()
+        self.watch_token_expiry()
         await self.send_json({"type": "hello", "user": user.get_username(), "groups": groups})
 
     async def groups_for(self, user: Any) -> list[str] | None:
+        """The groups this socket may follow now; None when it must close."""
         raise NotImplementedError
 
-    async def disconnect(self, code: int) -> None:
-        for group in getattr(self, "groups_joined", []):
+    async def join(self, groups: list[str]) -> None:
+        for group in groups:
+            if group not in self.groups_joined:
+                await self.channel_layer.group_add(group, self.channel_name)
+                self.groups_joined.append(group)
+
+    async def leave(self, groups: list[str]) -> None:
+        for group in groups:
             await self.channel_layer.group_discard(group, self.channel_name)
+            self.groups_joined.remove(group)
+
+    def watch_token_expiry(self) -> None:
+        # Nothing is published when a token expires, so the socket reminds itself.
+        token = self.scope.get("token")
+        if token is None or token.expires_at is None:
+            return
+        delay_s = max(0.0, (token.expires_at - timezone.now()).total_seconds())
+        self.expiry_watch = asyncio.ensure_future(self.recheck_after(delay_s))
+
+    async def recheck_after(self, delay_s: float) -> None:
+        await asyncio.sleep(delay_s)
+        await self.channel_layer.send(self.channel_name, ACCESS_CHANGED)
+
+    async def access_changed(self, message: dict[str, Any]) -> None:
+        """Handler for ``access.changed``: keep only the groups the socket may still see."""
+        groups = await self.groups_for(self.scope["user"])
+        if groups is None:
+            await self.shut(CLOSE_FORBIDDEN)
+            return
+        lost = [g for g in self.groups_joined if g not in groups]
+        gained = [g for g in groups if g not in self.groups_joined]
+        await self.leave(lost)
+        await self.join(gained)
+        if lost or gained:
+            # "teams.*" lets the page refresh its list of teams.
+            await self.send_json({"type": "teams.changed", "groups": groups})
+
+    async def shut(self, code: int) -> None:
+        # Leave first: nothing more reaches a socket that has lost its access.
+        await self.disconnect(code)
+        await self.close(code=code)
+
+    async def disconnect(self, code: int) -> None:
+        if self.expiry_watch is not None:
+            self.expiry_watch.cancel()
+        await self.leave(list(getattr(self, "groups_joined", [])))
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "ping":
@@ -53,6 +104,10 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
 
     async def event_message(self, event: dict[str, Any]) -> None:
         """Handler for ``group_send(group, {"type": "event.message", "event": {...}})``."""
+        # An event queued for a group the socket has since left is no longer its to see.
+        group = event.get("group")
+        if group is not None and group not in self.groups_joined:
+            return
         await self.send_json(event["event"])
 
 
@@ -60,9 +115,10 @@ class EventsConsumer(AuthenticatedConsumer):
     """Every event of the user's teams: the SPA's one live connection."""
 
     async def groups_for(self, user: Any) -> list[str] | None:
-        team_ids = await database_sync_to_async(
-            lambda: list(
-                teams_visible_to(user, self.scope.get("token")).values_list("id", flat=True)
-            )
-        )()
+        token = self.scope.get("token")
+        team_ids = await database_sync_to_async(live_team_ids)(
+            user.pk, token.pk if token is not None else None
+        )
+        if team_ids is None:
+            return None
         return [user_group(user.pk), *(team_group(t) for t in team_ids)]

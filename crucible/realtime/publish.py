@@ -9,15 +9,25 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from .groups import team_group
+from .groups import team_group, user_group
 
 
 def publish(group: str, event: dict[str, Any]) -> None:
+    # The group travels with the event: a socket that has just left the group drops what
+    # was already queued for it.
+    _group_send(group, {"type": "event.message", "group": group, "event": event})
+
+
+def publish_access_changed(user_id: int) -> None:
+    """Tell the user's open sockets to re-check what they may see (memberships, tokens)."""
+    _group_send(user_group(user_id), {"type": "access.changed"})
+
+
+def _group_send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     send = async_to_sync(layer.group_send)
-    message = {"type": "event.message", "event": event}
     if _loop_running_here():
         # Sync code called under a running loop (a sync view inside an async test client, a
         # browser driver) cannot block on that loop; hand the send to a short-lived thread.

@@ -13,8 +13,10 @@ from .env import (
     env_bool,
     env_int,
     env_list,
+    env_networks,
     env_str,
     persistent_secret_key,
+    redis_channel_layer,
 )
 
 BASE_DIR = Path(__file__).resolve().parents[2]
@@ -28,7 +30,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    # The admin, its login throttled like the API's.
+    "crucible.accounts.admin_site.ThrottledAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -44,8 +47,14 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so an oversized body is refused before anything can read it.
+    "crucible.api.request_size.BodySizeLimitMiddleware",
+    # Before anything reads REMOTE_ADDR: the client's address, behind trusted proxies only.
+    "crucible.accounts.throttling.ClientAddressMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before the session middleware: it drops cookies the session lookup could not take.
+    "crucible.api.middleware.RejectNullCharactersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -96,12 +105,16 @@ FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
 WHITENOISE_USE_FINDERS = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)
+# A whole multipart body (an uploaded file and its form fields), refused with a 413 from its
+# Content-Length before any of it is read (crucible.api.request_size).
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# Larger uploads go to a temporary file on disk, never into memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_TEMP_DIR = None
 
-# --- shared datasets (HumanEval, GSM8K) -------------------------------------------------
-SHARED_DATASETS_DIR = Path(
-    env_str("CRUCIBLE_DATASETS_DIR", str(BASE_DIR.parent / "shared" / "datasets"))
+# --- bundled datasets (HumanEval, GSM8K), shipped in tasks_app/datasets ----------------
+BUNDLED_DATASETS_DIR = Path(
+    env_str("CRUCIBLE_DATASETS_DIR", str(BASE_DIR / "tasks_app" / "datasets"))
 )
 
 # --- REST API ---------------------------------------------------------------------------
@@ -111,6 +124,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": [
+        "crucible.api.parsers.JSONParser",
+        "crucible.api.parsers.FormParser",
+        "crucible.api.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "crucible.api.pagination.StandardPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
@@ -118,8 +136,10 @@ REST_FRAMEWORK = {
         "rest_framework.filters.OrderingFilter",
         "rest_framework.filters.SearchFilter",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "crucible.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "crucible.api.errors.exception_handler",
+    # X-Forwarded-For is resolved once, by ClientAddressMiddleware: DRF reads REMOTE_ADDR.
+    "NUM_PROXIES": 0,
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -150,12 +170,7 @@ if REDIS_URL:
         # Longer than the longest single step a worker holds a message unacknowledged.
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 6 * 3600),
     }
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
-        }
-    }
+    CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}
 else:
     for _sub in ("out", "processed", "control"):
         (BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
@@ -168,6 +183,29 @@ else:
         "store_processed": False,
     }
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# --- client addresses and the shared cache ------------------------------------------------
+# The reverse proxies in front of the web processes: addresses or networks, comma separated.
+# X-Forwarded-For is believed only when the peer is one of them.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+
+# Throttle counters must be shared by every web process, or each process grants its own
+# allowance: Redis in production, files under var/ in the embedded default.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "crucible",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
 
 from kombu import Queue  # noqa: E402
 
@@ -220,3 +258,23 @@ INSTALLED_APPS.append("drf_spectacular_sidecar")
 TASK_FAMILY_KINDS: dict[str, str] = {}
 TASK_IMPORT_MAX_BYTES = env_int("TASK_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
 TASK_IMPORT_MAX_ROWS = env_int("TASK_IMPORT_MAX_ROWS", 1_000_000)
+# What the rows may take once decoded: a compressed (Parquet) file may be small on disk.
+TASK_IMPORT_MAX_DECODED_BYTES = env_int("TASK_IMPORT_MAX_DECODED_BYTES", TASK_IMPORT_MAX_BYTES)
+
+# --- models and workers -----------------------------------------------------------------
+# Hugging Face model directories a worker offers (and where it builds the tiny demo model).
+MODELS_DIR = Path(env_str("CRUCIBLE_MODELS_DIR", str(VAR_DIR / "models")))
+# Seconds between a worker's heartbeats (its Worker row, and the runs it is training).
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 5)
+# A running run (or a worker) silent this long is taken for dead: the run is queued again.
+RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60)
+
+# --- runs -------------------------------------------------------------------------------
+# Each run's folder: its checkpoints and its full log (RUNS_DIR/<run id>/).
+RUNS_DIR = Path(env_str("CRUCIBLE_RUNS_DIR", str(VAR_DIR / "runs")))
+# Checkpoints kept per run (the newest ones); older ones are deleted as new ones land.
+RUN_CHECKPOINTS_KEEP = env_int("RUN_CHECKPOINTS_KEEP", 3)
+# A training job is stopped (and its run failed, saying so) after this long.
+RUN_TIME_LIMIT_SECONDS = env_int("RUN_TIME_LIMIT_SECONDS", 3 * 24 * 3600)
+# Log lines kept on the run's row for the page and the API (the whole log is in its folder).
+RUN_LOG_TAIL_LINES = env_int("RUN_LOG_TAIL_LINES", 200)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -49,6 +50,17 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+def env_networks(name: str) -> list[IPv4Network | IPv6Network]:
+    """Comma-separated addresses or networks (``10.0.0.0/8, 192.0.2.7``); none by default."""
+    networks = []
+    for item in env_list(name, []):
+        try:
+            networks.append(ip_network(item, strict=False))
+        except ValueError as exc:
+            raise ConfigError(f"{name}: {item!r} is not an IP address or network") from exc
+    return networks
+
+
 def database_from_url(url: str, *, base_dir: Path) -> dict:
     """Turn ``DATABASE_URL`` into a Django ``DATABASES['default']`` entry.
 
@@ -86,6 +98,23 @@ def database_from_url(url: str, *, base_dir: Path) -> dict:
     raise ConfigError(
         f"DATABASE_URL scheme {parsed.scheme!r} is not supported (use sqlite or postgres)"
     )
+
+
+# channels-redis waits for a socket's next message with a blocking read of 5 s (BZPOPMIN);
+# redis-py's default socket timeout is also 5 s, so an idle socket's read timed out on the
+# client first and closed the websocket (1011). The read timeout must outlast the blocking
+# read with room for a slow network, yet still notice a dead Redis.
+CHANNEL_LAYER_SOCKET_TIMEOUT_S = 30
+
+
+def redis_channel_layer(url: str) -> dict:
+    """The channels-redis layer on ``url``, with a read timeout longer than its blocking read."""
+    return {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [{"address": url, "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT_S}],
+        },
+    }
 
 
 def persistent_secret_key(path: Path) -> str:

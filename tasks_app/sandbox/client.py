@@ -31,6 +31,9 @@ BOOT = (
     "from tasks_app.sandbox.service import main; main(int(sys.argv[2]))"
 )
 GRACE = 3.0  # seconds past the deadline before the caller stops waiting for a keeper
+# Seconds the service gets to stop its keepers and reap everything it started; killing it
+# instead would leave its tree to init.
+STOP_WAIT = 10.0
 
 
 class ServiceError(RuntimeError):
@@ -144,6 +147,9 @@ class Client:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             start_new_session=True,
+            # The directories it makes for the read-only root must be readable by nobody,
+            # whatever umask the web or worker process happens to run with.
+            umask=0o022,
         )
         theirs.close()
         ours.settimeout(30)
@@ -163,8 +169,9 @@ class Client:
             self._sock.close()  # the service exits when its socket closes
         if self._proc is not None:
             try:
-                self._proc.wait(timeout=2)
+                self._proc.wait(timeout=STOP_WAIT)
             except subprocess.TimeoutExpired:
+                logger.warning("sandbox.stop_timeout", extra={"pid": self._proc.pid})
                 self._proc.kill()
                 self._proc.wait()
         self._sock = self._proc = None

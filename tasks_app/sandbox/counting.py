@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from types import CodeType
+from typing import TypedDict
 
 from tasks_app.sandbox import plan
 
@@ -60,6 +61,15 @@ def compile_tests(
     return compile(tree, "<tests>", "exec", optimize=0)  # asserts must never be stripped
 
 
+class _Location(TypedDict):
+    """Where a node sits in the source: the keyword arguments every statement node takes."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int | None
+    end_col_offset: int | None
+
+
 def _counted(stmt: ast.stmt, tally: Tally) -> ast.stmt:
     """``try: <assert> except Exception as e: tally.failed(line, e) else: tally.passed()``.
 
@@ -69,7 +79,7 @@ def _counted(stmt: ast.stmt, tally: Tally) -> ast.stmt:
     if not isinstance(stmt, ast.Assert):
         return stmt
     tally.total += 1
-    at = {
+    at: _Location = {
         "lineno": stmt.lineno,
         "col_offset": stmt.col_offset,
         "end_lineno": stmt.end_lineno,

@@ -9,6 +9,7 @@ install seccomp last (it forbids the very calls the earlier steps need).
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import os
 import resource
@@ -27,6 +28,15 @@ PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _LIBC = ctypes.CDLL(None) if linux.IS_LINUX else None  # opened once, before any fork
 M_ARENA_MAX = -8  # mallopt: one arena, so threads do not each reserve 64 MiB against RLIMIT_AS
 _MALLOPT = _LIBC.mallopt if _LIBC is not None else None  # looked up before any fork
+# The one account that exists inside, written into the root (never the host's /etc), so
+# that getpass.getuser(), pwd.getpwuid(os.getuid()) and os.path.expanduser("~") answer
+# "nobody" with its home at the private /tmp instead of failing. nsswitch.conf keeps the
+# lookups in these files: no service is ever asked.
+ACCOUNT_FILES = {
+    "passwd": f"nobody:x:{UNPRIVILEGED_UID}:{UNPRIVILEGED_UID}:nobody:/tmp:/usr/sbin/nologin\n",
+    "group": f"nogroup:x:{UNPRIVILEGED_UID}:\n",
+    "nsswitch.conf": "passwd: files\ngroup: files\n",
+}
 
 
 @dataclass(frozen=True)
@@ -127,6 +137,7 @@ def prepare_root(root: str, ro_paths: tuple[str, ...]) -> None:
     linux.mount("tmpfs", root, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m,mode=755")
     for path in ro_paths:
         _bind_readonly(path, root + path)
+    _write_accounts(root + "/etc")
     os.mkdir(root + "/tmp")
     flags = linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV
     linux.mount(None, root, None, flags)
@@ -140,6 +151,16 @@ def enter_root(root: str, tmp_mb: int) -> None:
     linux.pivot_root(".", ".")  # the old root ends up stacked on top; detach it
     linux.umount2(".", linux.MNT_DETACH)
     os.chdir("/tmp")
+
+
+def _write_accounts(etc: str) -> None:
+    os.mkdir(etc)
+    os.chmod(etc, 0o755)  # explicit: the service's umask may be stricter than the unit needs
+    for name, text in ACCOUNT_FILES.items():
+        path = os.path.join(etc, name)
+        with open(path, "x") as fh:
+            fh.write(text)
+        os.chmod(path, 0o644)
 
 
 def _bind_readonly(source: str, target: str) -> None:
@@ -234,7 +255,7 @@ def probe_steps(jail: Jail) -> list[tuple[str, Callable[[], None]]]:
         ("uts", linux.CLONE_NEWUTS),
     )
     steps: list[tuple[str, Callable[[], None]]] = [
-        (name, lambda flag=flag: linux.unshare(flag)) for name, flag in flag_names
+        (name, functools.partial(linux.unshare, flag)) for name, flag in flag_names
     ]
     steps += [
         ("root", lambda: build_root(jail.root_dir, jail.ro_paths, 1)),

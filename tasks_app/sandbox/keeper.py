@@ -15,6 +15,7 @@ import builtins
 import collections
 import contextlib
 import dataclasses
+import functools
 import os
 import random
 import resource
@@ -52,10 +53,14 @@ def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> 
 
     Each execution gets a new unit, forked and isolated by this keeper's zygote while the
     previous execution was still being answered, so a request only pays for its own code.
-    All of this keeper's units use one cgroup, emptied and reset between them.
+    All of this keeper's units use one cgroup, emptied and reset between them. SIGTERM
+    (the service stopping) ends it the same way as a hang-up: its zygote is closed and
+    reaped, after reaping the units, before the keeper exits.
     """
     if linux.IS_LINUX:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        linux.set_name("sandbox-keeper")
+    signal.signal(signal.SIGTERM, linux.exit_now)
     name = cgroup_name(os.getpid())
     dirs: list[str] = []
     if template.layers.cgroups:
@@ -68,7 +73,7 @@ def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> 
         for served in range(1, MAX_EXECUTIONS + 1):
             oom_before = cgroups.oom_count(layout, name) if dirs else 0
             unit = zygote.unit(FUNCTION_OUTPUT_LIMIT)
-            unit.oom_check = lambda before=oom_before: cgroups.oom_killed(layout, name, before)
+            unit.oom_check = functools.partial(cgroups.oom_killed, layout, name, oom_before)
             try:
                 request = wire.recv(conn)
             except (EOFError, OSError, wire.WireError):
@@ -86,6 +91,7 @@ def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> 
             if dirs and not cgroups.recycle(layout, name, ceiling.cgroup_bytes(), ceiling.max_pids):
                 return  # the group could not be emptied: no later unit may use it
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # leaving already: let the reaping finish
         zygote.close()
 
 
@@ -116,7 +122,8 @@ class Compiled:
         """The tests' code with counted asserts, how many there are, and the call plans."""
         entry = self.checks.get(source)
         if entry is None:
-            tally, plans = counting.Tally(), {}
+            tally = counting.Tally()
+            plans: dict[int, plan.Plan] = {}
             code = counting.compile_tests(source, tally, plans=plans)
             entry = self._keep(self.checks, source, (code, tally.total, plans))
         return entry
@@ -343,7 +350,9 @@ class Judge:
 
     def _batch(self, check: Any) -> dict[str, Any] | None:
         code = getattr(check, "__code__", None)
-        found = self.plans.get(code.co_firstlineno) if code is not None else None
+        if code is None:
+            return None
+        found = self.plans.get(code.co_firstlineno)
         if found is None or code.co_name != "check" or not found.usable(self.namespace):
             return None
         return self.candidate.plan(found.calls)

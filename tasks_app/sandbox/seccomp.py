@@ -4,7 +4,10 @@ Process creation, sockets, signals to other processes, privilege and namespace c
 and kernel attack surface (bpf, io_uring, keyrings, ...) kill the whole process with
 SIGSYS, which the trusted side reports as ``forbidden``. Threads stay allowed: ``clone``
 passes only with CLONE_THREAD, and ``clone3`` (whose flags live in memory a filter cannot
-read) answers ENOSYS so glibc falls back to ``clone``.
+read) answers ENOSYS so glibc falls back to ``clone``. A local (AF_UNIX) ``socket`` is
+refused with EACCES instead of killing: glibc asks nscd over one before every user or
+group lookup (``getpass.getuser()``, ``os.path.expanduser("~")``), and goes on to the
+files in the root when it cannot; every other family still kills.
 """
 
 from __future__ import annotations
@@ -35,11 +38,13 @@ OFF_ARG0 = 16  # low 32 bits of args[0] on little-endian
 
 SYS_CLONE = 56
 SYS_CLONE3 = 435
+SYS_SOCKET = 41
+AF_UNIX = 1
 
 # name -> x86_64 syscall number
 KILLED: dict[str, int] = {
     "fork": 57, "vfork": 58, "execve": 59, "execveat": 322,
-    "socket": 41, "socketpair": 53, "connect": 42, "accept": 43, "accept4": 288,
+    "socketpair": 53, "connect": 42, "accept": 43, "accept4": 288,
     "bind": 49, "listen": 50,
     "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
     "rt_tgsigqueueinfo": 297, "pidfd_open": 434, "pidfd_send_signal": 424, "pidfd_getfd": 438,
@@ -81,6 +86,12 @@ def build_filter() -> list[tuple[int, int, int, int]]:
         (JSET_K, 1, 0, CLONE_THREAD),
         (RET_K, 0, 0, RET_KILL_PROCESS),  # clone without CLONE_THREAD is a fork
         (RET_K, 0, 0, RET_ALLOW),
+        # The kernel reads socket()'s family as an int: the low 32 bits are all it sees.
+        (JEQ_K, 0, 4, SYS_SOCKET),
+        (LD_W_ABS, 0, 0, OFF_ARG0),
+        (JEQ_K, 0, 1, AF_UNIX),
+        (RET_K, 0, 0, RET_ERRNO | errno.EACCES),
+        (RET_K, 0, 0, RET_KILL_PROCESS),
     ]
     # Each test jumps forward over the remaining tests to the shared kill at the end.
     for index, number in enumerate(killed):

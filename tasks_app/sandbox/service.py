@@ -3,8 +3,11 @@
 Started by the client with an empty environment, it holds no secrets and never sees test
 data: a request is just a socket, passed with SCM_RIGHTS, over which the client then
 talks to the keeper forked for it, for as many executions as it likes. Having imported
-everything up front, a fork costs about a millisecond instead of an interpreter start. It probes once which isolation
-layers this host allows and reports them; it exits when the client's socket closes.
+everything up front, a fork costs about a millisecond instead of an interpreter start.
+It probes once which isolation layers this host allows and reports them. It exits when
+the client's socket closes or on SIGTERM, and not before every process it started, and
+every orphan of theirs it adopted, has been killed and reaped: nothing it started
+outlives it, not even as a zombie.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ import shutil
 import signal
 import socket
 import tempfile
+import time
 from typing import Any
 
 from tasks_app.sandbox import cgroups, isolate, keeper, linux, seccomp, unit, zygote
 
 REQUEST_SIZE = 64
+STOP_GRACE = 1.0  # seconds stopped keepers get to reap their zygote and units themselves
 # Standard-library modules solutions and tests commonly import, loaded once here so
 # that no unit or keeper pays for finding and unmarshalling them. Each fork reseeds random.
 PRELOADED = (
@@ -70,6 +75,7 @@ class Service:
     def __init__(self, control: socket.socket) -> None:
         self.control = control
         self.keepers: set[int] = set()
+        self.stopping = False
         self.root_dir = tempfile.mkdtemp(prefix="sandbox-root-")
         self.layout = cgroups.Layout(None, None, False)
         if os.geteuid() == 0:
@@ -101,9 +107,10 @@ class Service:
         os.set_blocking(wake_w, False)
         signal.set_wakeup_fd(wake_w)
         signal.signal(signal.SIGCHLD, lambda signum, frame: None)
-        while True:
+        watched: list[socket.socket | int] = [self.control, wake_r]
+        while not self.stopping:
             self.reap()
-            ready, _, _ = select.select([self.control, wake_r], [], [])
+            ready, _, _ = select.select(watched, [], [])
             if wake_r in ready:
                 os.read(wake_r, 4096)
             if self.control not in ready:
@@ -116,6 +123,11 @@ class Service:
                 return  # the client is gone
             for fd in fds:
                 self.spawn_keeper(socket.socket(fileno=fd))
+
+    def request_stop(self, signum: int, frame: Any) -> None:
+        # Only a flag: the signal's byte on the wakeup fd ends the select, and serve()
+        # returns to shutdown(); raising here could land in a keeper between fork and try.
+        self.stopping = True
 
     def spawn_keeper(self, conn: socket.socket) -> None:
         """Fork a keeper that serves the caller at the other end of ``conn``."""
@@ -139,13 +151,7 @@ class Service:
                     cgroups.destroy_unit(cgroups.unit_dirs(self.layout, keeper.cgroup_name(pid)))
 
     def shutdown(self) -> None:
-        for pid in list(self.keepers):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        for pid in list(self.keepers):
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
-        self.reap()
+        self.stop_keepers()
         for path in self.layout.dirs:
             cgroups.destroy_unit([os.path.join(path, name) for name in _subdirs(path)])
             with contextlib.suppress(OSError):
@@ -153,6 +159,23 @@ class Service:
         if self.template.root_ready:
             linux.umount2(self.root_dir, linux.MNT_DETACH)  # never delete through the binds
         shutil.rmtree(self.root_dir, ignore_errors=True)
+
+    def stop_keepers(self) -> None:
+        """Ask every keeper to stop, then kill and reap whatever is left of the tree.
+
+        A keeper stops through its ``finally``: it closes its zygote, which kills and reaps
+        its units, and reaps the zygote. One that does not end within STOP_GRACE (trusted
+        tests stuck in C) is killed; its zygote and units die by PDEATHSIG and, orphaned,
+        come to us as the subreaper, to be killed and reaped as well.
+        """
+        for pid in self.keepers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE
+        while self.keepers and time.monotonic() < deadline:
+            time.sleep(0.005)
+            self.reap()
+        linux.end_children(self.keepers)  # their cgroups go with the rest in shutdown()
 
 
 def warm_up() -> None:
@@ -272,8 +295,10 @@ def main(fd: int) -> None:
     if linux.IS_LINUX:
         # Orphans of dead keepers come back here to be reaped rather than to init.
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+        linux.set_name("sandbox-service")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the client's Ctrl-C is not for us
     service = Service(socket.socket(fileno=fd))
+    signal.signal(signal.SIGTERM, service.request_stop)
     try:
         service.serve()
     finally:

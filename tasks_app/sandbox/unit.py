@@ -290,6 +290,8 @@ def _child(
         signal.setitimer(signal.ITIMER_REAL, 0)
         for signum in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, signal.SIG_DFL)
+        if linux.IS_LINUX:
+            linux.set_name("sandbox-unit")
         isolate.enter(jail, stdio, chan)
     except BaseException:
         os._exit(SETUP_FAILED)

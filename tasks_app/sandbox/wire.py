@@ -17,7 +17,7 @@ HEADER = struct.Struct("!I")
 MAX_FRAME = 16 * 1024 * 1024  # bytes; a reply larger than this is refused, not parsed
 MAX_DEPTH = 200  # nesting levels; deeper values are refused rather than recursed into
 
-_TAGS = {list: "l", tuple: "t", set: "s"}
+_TAGS: dict[type, str] = {list: "l", tuple: "t", set: "s"}
 _BUILDERS = {"l": list, "t": tuple, "s": set}
 
 

@@ -4,7 +4,8 @@ A keeper serves many executions and so holds test data of earlier ones, which no
 inherit. Units are therefore forked by this small helper, itself forked from the keeper
 while the keeper was still a clean copy of the service. It hands each new unit's ends
 (channel, stdio pipes, a pidfd) to the keeper, reaps units, and reports each exit status.
-It dies with its keeper, and its units with it.
+It dies with its keeper, and its units with it. When the keeper closes it (or on SIGTERM)
+it kills and reaps every unit before it exits.
 """
 
 from __future__ import annotations
@@ -104,6 +105,8 @@ def _serve(
 ) -> None:
     if linux.IS_LINUX:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        linux.set_name("sandbox-zygote")
+    signal.signal(signal.SIGTERM, linux.exit_now)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -114,9 +117,10 @@ def _serve(
     # unshare(CLONE_NEWPID) works once per PID namespace we are in; going back to our own
     # before each unit lets every unit be PID 1 of a namespace of its own.
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if jail.layers.pid else -1
+    watched: list[socket.socket | int] = [ctl, wake_r]
     try:
         while True:
-            ready, _, _ = select.select([ctl, wake_r], [], [])
+            ready, _, _ = select.select(watched, [], [])
             if wake_r in ready:
                 os.read(wake_r, 4096)
                 _reap(units, exits)
@@ -133,25 +137,24 @@ def _serve(
                 linux.setns(own_pid_ns, linux.CLONE_NEWPID)
             unit = Unit.start(jail, body, True, output_limit)
             units[unit.pid] = made
+            if unit.pidfd is None:  # a zygote runs only where pidfd_open exists (Linux 5.3+)
+                raise OSError("the unit has no pidfd to hand over")
             fds = [unit.chan.fileno(), *(unit.pipes[n] for n in FD_NAMES[1:4]), unit.pidfd]
             socket.send_fds(ctl, [struct.pack("!Qq", made, unit.pid)], fds)
             unit.release()
     finally:
-        for pid in units:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        for pid in units:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # leaving already: let the reaping finish
+        # Every child, not only those in ``units``: one may be forked and not yet recorded.
+        linux.end_children(set(units))
 
 
 def _share_namespaces(jail: isolate.Jail) -> isolate.Jail:
     """Enter the network and UTS namespaces once, here; the units inherit them.
 
     An empty network namespace costs more to create and tear down than most executions,
-    and units cannot use it anyway (seccomp kills socket() and socketpair()), so this
-    keeper's units, which run one after another, share one that holds nothing. Mount, PID
-    and IPC namespaces stay one per unit.
+    and units cannot use it anyway (seccomp refuses a local socket() and kills every other
+    socket() and socketpair()), so this keeper's units, which run one after another, share
+    one that holds nothing. Mount, PID and IPC namespaces stay one per unit.
     """
     layers = jail.layers
     flags = (linux.CLONE_NEWNET if layers.network else 0) | (

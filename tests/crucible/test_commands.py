@@ -26,6 +26,12 @@ def test_it_names_an_unknown_user_or_team(owner):
         call_command("createtoken", "owner", "--team", "nope")
 
 
+
+def test_it_refuses_a_token_that_never_expires_on_the_command_line(owner):
+    with pytest.raises(CommandError, match="--days must be between 1 and 365"):
+        call_command("createtoken", "owner", "--days", "0")
+    assert ApiToken.objects.count() == 0
+
 def test_it_bootstraps_an_admin_login_and_default_team_once(settings, tmp_path):
     settings.VAR_DIR = tmp_path
     first, second = StringIO(), StringIO()

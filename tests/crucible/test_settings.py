@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from crucible.settings.env import ConfigError, database_from_url, env_bool
+from crucible.settings.env import ConfigError, database_from_url, env_bool, env_networks
 from tests.conftest import REQUIRE_SERVICES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +41,15 @@ def test_it_names_a_bad_value(monkeypatch):
     with pytest.raises(ConfigError, match="scheme 'mysql'"):
         database_from_url("mysql://x/y", base_dir=ROOT)
 
+
+
+def test_it_reads_trusted_proxies_as_networks_and_names_a_bad_one(monkeypatch):
+    assert env_networks("TRUSTED_PROXIES") == []
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7")
+    assert [str(n) for n in env_networks("TRUSTED_PROXIES")] == ["10.0.0.0/8", "192.0.2.7/32"]
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8, proxy.internal")
+    with pytest.raises(ConfigError, match="TRUSTED_PROXIES: 'proxy.internal' is not an IP"):
+        env_networks("TRUSTED_PROXIES")
 
 def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     clean = {

@@ -26,12 +26,21 @@ class Layer:
 
     def __init__(self, name: str, params: Params) -> None:
         self.name = name
-        self.params = params
+        self.params = self.upgrade_params(params)
 
     @classmethod
     def check_params(cls, params: Params) -> list[tuple[str, str]]:
         """(param name, reason) pairs for problems the params schema cannot express."""
         return []
+
+    @classmethod
+    def upgrade_params(cls, params: Params) -> Params:
+        """``params`` with any renamed param under its current name, meaning unchanged.
+
+        Stored versions are never rewritten, so a kind that renames a param keeps accepting
+        the old name (marked ``deprecated`` in its schema) and canonical() writes the new one.
+        """
+        return params
 
     def run(
         self, extracted: str, response: str, expected: Expected, context: Context

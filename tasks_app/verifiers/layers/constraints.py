@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tasks_app.verifiers import safe_regex
 from tasks_app.verifiers.base import ErrorType, LayerResult, Stage
 from tasks_app.verifiers.layers.base import (
     Context,
@@ -14,11 +15,13 @@ from tasks_app.verifiers.layers.base import (
     params_object,
     string_list,
 )
-from tasks_app.verifiers.layers.patterns import pattern_problem
 from tasks_app.verifiers.layers.python_code import imported_modules, parse_python
 
 _TARGET: dict[str, Any] = {"enum": ["response", "extracted"]}
+SCOPES = ("response", "answer")
+"""What a forbidden layer checks: the whole response, or the extractor's answer only."""
 _COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
+PATTERNS_TIMEOUT_S = 1.0  # all of a layer's forbidden patterns together, on one response
 # A fallback when the code does not parse: import lines found by text.
 _IMPORT_LINE_RE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w., ]+))", re.MULTILINE)
 
@@ -68,32 +71,69 @@ class Length(Layer):
 class Forbidden(Layer):
     kind = "forbidden"
     stage = Stage.CONSTRAINT
-    description = "No forbidden regex pattern, and no forbidden Python import (found via the AST)."
+    description = (
+        "No forbidden regex pattern and no forbidden Python import (found via the AST). Checks "
+        "the whole response by default (scope: response), so a refusal or a pasted secret "
+        "outside the answer still fails; scope: answer checks only the extracted answer."
+    )
     params_schema = params_object(
         {
-            "patterns": string_list("regular expressions that must not occur"),
+            "patterns": {
+                **string_list("regular expressions that must not occur"),
+                "maxItems": 100,
+            },
             "imports": string_list("modules that must not be imported (submodules included)"),
-            "target": {**_TARGET, "default": "extracted"},
+            "scope": {
+                "enum": list(SCOPES),
+                "default": "response",
+                "description": "what is checked: the whole response, or only the extracted answer",
+            },
+            # Specs saved before ``scope`` say ``target``; canonical() rewrites it as scope.
+            "target": {
+                **_TARGET,
+                "deprecated": True,
+                "description": "old name of scope ('extracted' is scope 'answer')",
+            },
         }
     )
 
     @classmethod
+    def upgrade_params(cls, params: Params) -> Params:
+        if "target" not in params or "scope" in params:
+            return params
+        upgraded = {key: value for key, value in params.items() if key != "target"}
+        # The old default was the extracted answer, and stored specs spell it out.
+        upgraded["scope"] = "answer" if params["target"] == "extracted" else "response"
+        return upgraded
+
+    @classmethod
     def check_params(cls, params: Params) -> list[tuple[str, str]]:
+        if "target" in params and "scope" in params:
+            return [("target", "is the old name of scope; give only scope")]
         patterns = params.get("patterns", [])
-        problems = [(f"patterns[{i}]", pattern_problem(p)) for i, p in enumerate(patterns)]
+        problems = [
+            (f"patterns[{i}]", safe_regex.pattern_problem(p)) for i, p in enumerate(patterns)
+        ]
         return [(where, why) for where, why in problems if why]
 
     def run(
         self, extracted: str, response: str, expected: Expected, context: Context
     ) -> LayerResult:
-        text = extracted if self.params.get("target", "extracted") == "extracted" else response
-        found = self._patterns_found(text) + self._imports_found(text)
+        scope = self.params.get("scope", "response")
+        text = extracted if scope == "answer" else response
+        try:
+            found = self._patterns_found(text) + self._imports_found(text)
+        except safe_regex.TimeLimit as exc:
+            return self.fail(ErrorType.TIMEOUT, str(exc), scope=scope)
         if found:
-            return self.fail(ErrorType.FORBIDDEN, "forbidden: " + ", ".join(found))
-        return self.ok()
+            where = "the answer" if scope == "answer" else "the response"
+            detail = f"forbidden in {where}: " + ", ".join(found)
+            return self.fail(ErrorType.FORBIDDEN, detail, scope=scope)
+        return self.ok(scope=scope)
 
     def _patterns_found(self, text: str) -> list[str]:
-        return [p for p in self.params.get("patterns", []) if re.search(p, text)]
+        with safe_regex.time_limit(PATTERNS_TIMEOUT_S):
+            return [p for p in self.params.get("patterns", []) if safe_regex.search(p, text)]
 
     def _imports_found(self, text: str) -> list[str]:
         banned = self.params.get("imports", [])

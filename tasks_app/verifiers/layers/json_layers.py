@@ -48,38 +48,36 @@ class JsonSchema(Layer):
 
     @classmethod
     def check_params(cls, params: Params) -> list[tuple[str, str]]:
+        from tasks_app.verifiers import safe_schema
+
         if "schema" not in params:
             return []
-        problem = _schema_problem(params["schema"])
+        problem = safe_schema.schema_problem(params["schema"])
         return [("schema", problem)] if problem else []
 
     def run(
         self, extracted: str, response: str, expected: Expected, context: Context
     ) -> LayerResult:
-        import jsonschema
+        from tasks_app.verifiers import safe_regex, safe_schema
 
         schema = self.params.get("schema", expected.get("schema"))
         if schema is None:
             return self.missing("schema")
+        problem = safe_schema.schema_problem(schema)  # a task's schema is a user's too
+        if problem:
+            return self.fail(ErrorType.VERIFIER_ERROR, f"schema {problem}")
         value, problem = parse_json(extracted)
         if problem:
             return self.fail(ErrorType.PARSE_ERROR, problem)
-        errors = list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+        try:
+            errors = safe_schema.validation_errors(schema, value)
+        except safe_regex.TimeLimit as exc:
+            return self.fail(ErrorType.TIMEOUT, f"checking against the schema: {exc}")
         if not errors:
             return self.ok()
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "(root)"
         return self.fail(ErrorType.SCHEMA_ERROR, f"{where}: {first.message}", errors=len(errors))
-
-
-def _schema_problem(schema: Any) -> str | None:
-    import jsonschema
-
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        return f"is not a valid JSON Schema ({exc.message})"
-    return None
 
 
 def lookup(value: Any, path: str) -> Any:

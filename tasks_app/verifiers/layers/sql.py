@@ -1,26 +1,23 @@
 """SQL layers on SQLite: the statement parses as one read-only query; its rows are the right ones.
 
-Every candidate runs on a fresh in-memory database built from ``expected["schema_sql"]``, under
-an authoriser that allows only reading (no writes, ATTACH, PRAGMA, or loading extensions) and
-a progress handler that interrupts it past its time limit.
+Every candidate runs in a child process (:mod:`tasks_app.verifiers.sqlbox`) on a fresh
+in-memory database built from ``expected["schema_sql"]``: the schema under an authoriser that
+lets it only create and fill its own tables, the candidate under one that allows only reading,
+each within the layer's time limit and the box's memory and size limits.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
+from tasks_app.verifiers import sqlbox
 from tasks_app.verifiers.base import ErrorType, LayerResult, Stage
 from tasks_app.verifiers.layers.base import Context, Expected, Layer, number, params_object
 
-_READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
-_RECURSIVE = getattr(sqlite3, "SQLITE_RECURSIVE", 33)  # WITH RECURSIVE
-_PROGRESS_EVERY = 1000  # SQLite VM instructions between deadline checks
 _FLOAT_DIGITS = 6  # SUM/AVG drift between equivalent queries stays below this
+PARSE_TIMEOUT_S = 2.0  # building the schema, then compiling the statement
 
 
 class SqlProblem(Exception):
@@ -30,57 +27,44 @@ class SqlProblem(Exception):
         self.detail = detail
 
 
-def _read_only(action: int, *args: Any) -> int:
-    allowed = action in _READ_ACTIONS or action == _RECURSIVE
-    return sqlite3.SQLITE_OK if allowed else sqlite3.SQLITE_DENY
+# SQLite's complaint (or the box's) -> the taxonomy; the first key found in the message wins.
+_COMPLAINTS: dict[str, tuple[ErrorType, str | None]] = {
+    "not authorized": (ErrorType.FORBIDDEN, "only a read-only SELECT is allowed"),
+    "interrupted": (ErrorType.TIMEOUT, "the query ran past its time limit"),
+    "one statement at a time": (ErrorType.PARSE_ERROR, "more than one statement"),
+    "syntax error": (ErrorType.PARSE_ERROR, None),
+    "incomplete input": (ErrorType.PARSE_ERROR, None),
+    "out of memory": (ErrorType.MEMORY_LIMIT, "the query needs too much memory"),
+    "string or blob too big": (ErrorType.OUTPUT_LIMIT, None),
+    "the rows are larger than": (ErrorType.OUTPUT_LIMIT, None),
+}
 
 
-@contextmanager
-def sandboxed_db(schema_sql: str, seconds: float) -> Iterator[sqlite3.Connection]:
-    """A fresh in-memory database from ``schema_sql``, then locked to reads within ``seconds``."""
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.executescript(schema_sql)
-        conn.set_authorizer(_read_only)
-        conn.set_progress_handler(_deadline(time.monotonic() + seconds), _PROGRESS_EVERY)
-        yield conn
-    finally:
-        conn.close()
-
-
-def _deadline(until: float) -> Callable[[], int]:
-    return lambda: int(time.monotonic() > until)  # non-zero interrupts the statement
-
-
-def classify(exc: sqlite3.Error | sqlite3.Warning, statement: str) -> SqlProblem:
+def classify(message: str) -> SqlProblem:
     """Map SQLite's complaint onto the taxonomy."""
-    message = str(exc)
-    if "not authorized" in message:
-        return SqlProblem(ErrorType.FORBIDDEN, "only a read-only SELECT is allowed")
-    if "interrupted" in message:
-        return SqlProblem(ErrorType.TIMEOUT, "the query ran past its time limit")
-    if "one statement at a time" in message:
-        return SqlProblem(ErrorType.PARSE_ERROR, "more than one statement")
-    if "syntax error" in message or "incomplete input" in message:
-        return SqlProblem(ErrorType.PARSE_ERROR, message)
+    for key, (error_type, detail) in _COMPLAINTS.items():
+        if key in message:
+            return SqlProblem(error_type, detail or message)
     return SqlProblem(ErrorType.RUNTIME_ERROR, message)
 
 
-def run_query(conn: sqlite3.Connection, statement: str, max_rows: int) -> list[tuple[Any, ...]]:
-    try:
-        rows = conn.execute(statement).fetchmany(max_rows + 1)
-    except (sqlite3.Error, sqlite3.Warning) as exc:
-        raise classify(exc, statement) from exc
-    if len(rows) > max_rows:
+def rows_of(outcome: sqlbox.Outcome, max_rows: int) -> list[tuple[Any, ...]]:
+    """The statement's rows, or the SqlProblem that stopped it."""
+    if outcome.rows is None:
+        raise classify(outcome.error or "no rows")
+    if len(outcome.rows) > max_rows:
         raise SqlProblem(ErrorType.OUTPUT_LIMIT, f"more than {max_rows} rows")
-    return rows
+    return outcome.rows
 
 
-def prepare(conn: sqlite3.Connection, statement: str) -> None:
-    """Compile ``statement`` without running it: EXPLAIN prepares, and stops at the plan."""
-    if not sqlite3.complete_statement(statement.strip().rstrip(";") + ";"):
-        raise SqlProblem(ErrorType.PARSE_ERROR, "incomplete statement")
-    run_query(conn, "EXPLAIN " + statement.strip().rstrip(";"), max_rows=1_000_000)
+def box_problem(exc: sqlbox.BoxError) -> SqlProblem:
+    if exc.timed_out:
+        return SqlProblem(ErrorType.TIMEOUT, "the query ran past its time limit")
+    return SqlProblem(ErrorType.SANDBOX_ERROR, str(exc))
+
+
+def statement_text(statement: str) -> str:
+    return statement.strip().rstrip(";")
 
 
 def _normal(value: Any) -> Any:
@@ -115,16 +99,25 @@ class SqlParse(Layer):
         self, extracted: str, response: str, expected: Expected, context: Context
     ) -> LayerResult:
         schema_sql = expected.get("schema_sql") or ""
-        try:
-            with sandboxed_db(schema_sql, seconds=2.0) as conn:
-                prepare(conn, extracted)
-        except SqlProblem as problem:
-            if not schema_sql and "no such" in problem.detail:
-                return self.ok(detail="no schema given: syntax only")
-            return self.fail(problem.error_type, problem.detail)
-        except sqlite3.Error as exc:  # the task's own schema_sql is broken
+        statement = statement_text(extracted)
+        if not sqlite3.complete_statement(statement + ";"):
+            return self.fail(ErrorType.PARSE_ERROR, "incomplete statement")
+        try:  # EXPLAIN compiles the statement and stops at the plan
+            [outcome] = sqlbox.run(
+                schema_sql, ["EXPLAIN " + statement], seconds=PARSE_TIMEOUT_S, max_rows=0
+            )
+        except sqlbox.SchemaError as exc:  # the task's own schema_sql is at fault
             return self.fail(ErrorType.VERIFIER_ERROR, f"schema_sql: {exc}")
-        return self.ok()
+        except sqlbox.BoxError as exc:
+            return self._failed(box_problem(exc))
+        if outcome.error is None:
+            return self.ok()
+        if not schema_sql and "no such" in outcome.error:
+            return self.ok(detail="no schema given: syntax only")
+        return self._failed(classify(outcome.error))
+
+    def _failed(self, problem: SqlProblem) -> LayerResult:
+        return self.fail(problem.error_type, problem.detail)
 
 
 class SqlResult(Layer):
@@ -138,29 +131,35 @@ class SqlResult(Layer):
     ) -> LayerResult:
         if expected.get("schema_sql") is None:
             return self.missing("schema_sql")
-        if expected.get("expected_rows") is None and not expected.get("reference_sql"):
+        given = expected.get("expected_rows")
+        if given is None and not expected.get("reference_sql"):
             return self.missing("reference_sql")
+        statements = [extracted] if given is not None else [expected["reference_sql"], extracted]
         try:
-            want = self._reference_rows(expected)
-        except (SqlProblem, sqlite3.Error) as exc:
-            return self.fail(ErrorType.VERIFIER_ERROR, f"reference: {exc}")
+            outcomes = self._run(expected["schema_sql"], statements)
+        except sqlbox.SchemaError as exc:  # raised while building the task's database
+            return self.fail(ErrorType.VERIFIER_ERROR, f"schema_sql: {exc}")
+        except sqlbox.BoxError as exc:
+            problem = box_problem(exc)
+            return self.fail(problem.error_type, problem.detail)
         try:
-            got = normal_rows(self._rows(expected["schema_sql"], extracted))
+            want = normal_rows(given) if given is not None else self._rows(outcomes[0])
+        except SqlProblem as problem:
+            return self.fail(ErrorType.VERIFIER_ERROR, f"reference: {problem.detail}")
+        try:
+            got = normal_rows(self._rows(outcomes[-1]))
         except SqlProblem as problem:
             return self.fail(problem.error_type, problem.detail)
-        except sqlite3.Error as exc:  # raised while building the task's database, not by the query
-            return self.fail(ErrorType.VERIFIER_ERROR, f"schema_sql: {exc}")
         return self._compare(got, want, bool(expected.get("ordered")))
 
-    def _rows(self, schema_sql: str, statement: str) -> list[tuple[Any, ...]]:
+    def _run(self, schema_sql: str, statements: list[str]) -> list[sqlbox.Outcome]:
+        """The reference (when there is one) and the candidate, on one build of the schema."""
         seconds, max_rows = self.params.get("timeout", 2.0), self.params.get("max_rows", 10000)
-        with sandboxed_db(schema_sql, seconds) as conn:
-            return run_query(conn, statement.strip().rstrip(";"), max_rows)
+        texts = [statement_text(s) for s in statements]
+        return sqlbox.run(schema_sql, texts, seconds=seconds, max_rows=max_rows)
 
-    def _reference_rows(self, expected: Expected) -> list[tuple[Any, ...]]:
-        if expected.get("expected_rows") is not None:
-            return normal_rows(expected["expected_rows"])
-        return normal_rows(self._rows(expected["schema_sql"], expected["reference_sql"]))
+    def _rows(self, outcome: sqlbox.Outcome) -> list[tuple[Any, ...]]:
+        return normal_rows(rows_of(outcome, self.params.get("max_rows", 10000)))
 
     def _compare(self, got: list[Any], want: list[Any], ordered: bool) -> LayerResult:
         same = got == want if ordered else Counter(got) == Counter(want)

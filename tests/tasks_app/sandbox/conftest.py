@@ -17,12 +17,12 @@ def sandboxed_pids() -> list[int]:
 
     Each idle keeper holds one pre-forked unit, asleep with a single thread, waiting for
     its request; anything an execution left behind would be running, or have more
-    threads, or exceed one per idle keeper.
+    threads, or exceed one per idle keeper, or be a zombie nobody reaped.
     Units of another process's live sandbox service (a concurrent test run on the same
     host) are not ours; an orphan that no live service holds counts wherever it came from.
     """
     pids = [p for p in _uid_pids() if not _held_by_other_service(p)]
-    found = [p for p in pids if not _idle(p) and _state(p) != "Z"]  # zombies hold nothing
+    found = [p for p in pids if not _idle(p)]
     idle = [p for p in pids if _idle(p)]
     return found + (idle if len(idle) > client().idle_keepers() else [])
 
@@ -36,6 +36,8 @@ def _held_by_other_service(pid: int) -> bool:
 def _service_of(pid: int) -> int | None:
     """The service a unit descends from: its topmost ancestor running the service's code."""
     holder = None
+    if _state(pid) == "Z":
+        pid = _ppid(pid)  # a zombie has no command line left; it belongs to whoever reaps it
     while pid > 1 and _runs_service(pid):
         holder, pid = pid, _ppid(pid)  # units and keepers are forks of the service
     if pid < 0:

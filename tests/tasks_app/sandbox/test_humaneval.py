@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from tasks_app.datasets import HUMANEVAL_PATH as DATA
 from tasks_app.sandbox import check_function, humaneval
-from tests.conftest import HUMANEVAL_PATH as DATA
 
 pytestmark = pytest.mark.skipif(not DATA.exists(), reason="HumanEval data not present")
 

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import socket
+import time
 from pathlib import Path
+from typing import Any
 
-from tasks_app.sandbox import check_function, run_program
+from tasks_app.sandbox import cgroups, check_function, isolate, keeper, linux, run_program, wire
 from tasks_app.sandbox.client import client
+from tasks_app.sandbox.service import python_paths
 
 ECHO = "def echo(x):\n    return x\n"
 
@@ -72,3 +79,65 @@ def test_tests_compiled_once_count_afresh_for_every_solution() -> None:
         bad = check_function("def echo(x):\n    return 1\n", tests, "echo")
         assert (good.status, good.tests_passed, good.tests_total) == ("passed", 3, 3)
         assert (bad.status, bad.tests_passed, bad.tests_total) == ("failed", 1, 3)
+
+
+def test_a_stopped_keeper_reaps_its_zygote_and_units_before_it_exits() -> None:
+    # Run in a helper that is a subreaper: anything the keeper or its zygote left unreaped
+    # would be handed to it, and still be its child once the keeper has been reaped.
+    report_r, report_w = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        try:
+            os.close(report_r)
+            os.write(report_w, json.dumps(_stop_a_keeper_as_its_subreaper()).encode())
+        finally:
+            os._exit(0)
+    os.close(report_w)
+    with os.fdopen(report_r, "rb") as fh:
+        report = json.loads(fh.read() or b"{}")
+    os.waitpid(helper, 0)
+    assert report["zygote"] and report["units"], report  # the keeper was busy with them
+    assert report["keeper_status"] == 0, report
+    assert report["left"] == [], report
+
+
+def _stop_a_keeper_as_its_subreaper() -> dict[str, Any]:
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+    jail = isolate.Jail(isolate.Layers(), isolate.Limits(), "/nonexistent", (), python_paths())
+    ours, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            keeper.run(theirs, jail, cgroups.Layout(None, None, False))
+        finally:
+            os._exit(0)
+    theirs.close()
+    wire.send(ours, {"mode": "program", "source": "print(1)", "timeout": 2.0, "memory_mb": 64})
+    assert wire.recv(ours)["status"] == "ok"
+    zygote, units = _descendants_once_the_next_unit_is_ready(pid)
+    os.kill(pid, signal.SIGTERM)
+    _, status = os.waitpid(pid, 0)
+    left = linux.children()
+    linux.end_children(set(left))
+    keeper_status = os.waitstatus_to_exitcode(status)
+    return {"zygote": zygote, "units": units, "keeper_status": keeper_status, "left": left}
+
+
+def _descendants_once_the_next_unit_is_ready(keeper_pid: int) -> tuple[int, list[int]]:
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        zygotes = _children_of(keeper_pid)
+        units = _children_of(zygotes[0]) if zygotes else []
+        if units:
+            return zygotes[0], units
+        time.sleep(0.01)
+    return 0, []
+
+
+def _children_of(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(child) for child in fh.read().split()]
+    except OSError:
+        return []

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from tasks_app.datasets import HUMANEVAL_PATH as HUMANEVAL
 from tasks_app.verifiers.base import ErrorType, Stage
-from tests.conftest import HUMANEVAL_PATH as HUMANEVAL
 
 from .helpers import run_layer
 

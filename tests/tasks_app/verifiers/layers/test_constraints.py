@@ -1,3 +1,5 @@
+import time
+
 from tasks_app.verifiers.base import ErrorType, Stage
 
 from .helpers import run_layer
@@ -33,3 +35,32 @@ def test_it_finds_forbidden_patterns() -> None:
     result = run_layer("forbidden", "eval(input())", patterns=[r"\beval\("])
     assert result.error_type is ErrorType.FORBIDDEN
     assert "eval" in result.detail
+
+
+def test_it_fails_forbidden_patterns_that_run_out_of_time_instead_of_hanging() -> None:
+    started = time.monotonic()
+    result = run_layer("forbidden", "a" * 40 + "b", patterns=["eval", "(a|aa)+$", "(a|aa)+c$"])
+    assert time.monotonic() - started < 2.0
+    assert (result.passed, result.error_type) == (False, ErrorType.TIMEOUT)
+
+
+def test_it_checks_the_whole_response_for_forbidden_patterns_by_default() -> None:
+    reply = "As an AI I cannot do that. Answer: 1149"
+    result = run_layer("forbidden", "1149", response=reply, patterns=["(?i)cannot"])
+    assert (result.passed, result.error_type) == (False, ErrorType.FORBIDDEN)
+    assert result.detail == "forbidden in the response: (?i)cannot"
+    assert result.info == {"scope": "response"}
+
+
+def test_it_checks_only_the_answer_when_scoped_to_it() -> None:
+    reply = "As an AI I cannot do that. Answer: 1149"
+    kept = run_layer("forbidden", "1149", response=reply, patterns=["(?i)cannot"], scope="answer")
+    assert kept.passed and kept.info == {"scope": "answer"}
+
+
+def test_it_keeps_the_meaning_of_a_stored_spec_that_says_target() -> None:
+    reply = "As an AI I cannot do that. Answer: 1149"
+    old = run_layer("forbidden", "1149", response=reply, patterns=["cannot"], target="extracted")
+    assert old.passed
+    whole = run_layer("forbidden", "1149", response=reply, patterns=["cannot"], target="response")
+    assert not whole.passed

@@ -1,3 +1,6 @@
+import json
+import time
+
 from tasks_app.verifiers.base import ErrorType
 
 from .helpers import run_layer
@@ -46,3 +49,22 @@ def test_it_scores_the_share_of_facts_right() -> None:
 
 def test_it_keeps_true_and_one_apart() -> None:
     assert not run_layer("json_facts", '{"ok": 1}', {"facts": {"ok": True}}).passed
+
+
+def test_it_fails_a_schema_pattern_that_runs_out_of_time_instead_of_hanging() -> None:
+    slow = {"type": "object", "properties": {"id": {"type": "string", "pattern": "(a|aa)+$"}}}
+    answer = json.dumps({"id": "a" * 40 + "b"})
+    for expected, params in (({"schema": slow}, {}), ({}, {"schema": slow})):
+        started = time.monotonic()
+        result = run_layer("json_schema", answer, expected, **params)
+        assert time.monotonic() - started < 2.0
+        assert (result.passed, result.error_type) == (False, ErrorType.TIMEOUT)
+
+
+def test_it_blames_the_task_for_a_schema_past_the_size_limits() -> None:
+    huge = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(10_000)}}
+    result = run_layer("json_schema", "{}", {"schema": huge})
+    assert result.error_type is ErrorType.VERIFIER_ERROR
+    assert "more than 5,000 values" in result.detail
+    remote = run_layer("json_schema", "{}", {"schema": {"$ref": "http://127.0.0.1:1/s.json"}})
+    assert remote.error_type is ErrorType.VERIFIER_ERROR and "inside the schema" in remote.detail

@@ -1,3 +1,5 @@
+import time
+
 from tasks_app.verifiers.base import ErrorType, Stage
 
 from .helpers import run_layer
@@ -26,3 +28,23 @@ def test_it_checks_the_raw_response_for_required_format() -> None:
     bad = run_layer("required_format", "7", response="it is 7", pattern=r"Answer: \S+$")
     assert ok.passed and ok.stage is Stage.CONSTRAINT
     assert bad.error_type is ErrorType.FORMAT_ERROR
+
+
+SLOW = "(a|aa)+$"  # backtracks through every way of splitting the a's
+NO_MATCH = "a" * 40 + "b"
+
+
+def test_it_fails_a_pattern_that_runs_out_of_time_instead_of_hanging() -> None:
+    for kind in ("regex", "required_format"):
+        started = time.monotonic()
+        result = run_layer(kind, NO_MATCH, pattern=SLOW)
+        assert time.monotonic() - started < 2.0, kind
+        assert (result.passed, result.error_type) == (False, ErrorType.TIMEOUT), kind
+        assert "took too long" in result.detail
+
+
+def test_it_answers_at_once_for_the_nested_plus_that_stalled_the_server() -> None:
+    started = time.monotonic()
+    result = run_layer("regex", NO_MATCH, pattern="(a+)+$")
+    assert time.monotonic() - started < 2.0
+    assert result.error_type is ErrorType.FORMAT_ERROR

@@ -1,3 +1,6 @@
+import time
+from pathlib import Path
+
 from tasks_app.verifiers.base import ErrorType
 
 from .helpers import run_layer
@@ -86,3 +89,30 @@ def test_it_blames_the_task_for_a_broken_reference() -> None:
     task = {**TASK, "reference_sql": "SELECT missing FROM people"}
     assert run_layer("sql_result", "SELECT 1", task).error_type is ErrorType.VERIFIER_ERROR
     assert run_layer("sql_result", "SELECT 1", {}).error_type is ErrorType.VERIFIER_ERROR
+
+
+def test_it_refuses_a_task_schema_that_attaches_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "app.sqlite3"
+    hostile = {**TASK, "schema_sql": f"ATTACH DATABASE '{target}' AS app; {SCHEMA_SQL}"}
+    for kind in ("sql_parse", "sql_result"):
+        result = run_layer(kind, "SELECT name FROM people", hostile)
+        assert result.error_type is ErrorType.VERIFIER_ERROR, kind
+        assert result.detail.startswith("schema_sql:"), result.detail
+    assert not target.exists()
+
+
+def test_it_stops_a_task_schema_at_the_layers_time_limit() -> None:
+    endless = "CREATE TABLE n AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+    task = {**TASK, "schema_sql": endless + "SELECT max(x) FROM c"}
+    started = time.monotonic()
+    result = run_layer("sql_result", "SELECT 1", task, timeout=0.3)
+    assert time.monotonic() - started < 3.0
+    assert result.error_type is ErrorType.VERIFIER_ERROR and "time limit" in result.detail
+
+
+def test_it_judges_a_query_that_returns_too_much_as_an_output_limit() -> None:
+    result = run_layer("sql_result", "SELECT zeroblob(100000000)", TASK)
+    assert result.error_type is ErrorType.OUTPUT_LIMIT
+    task = {"schema_sql": SCHEMA_SQL, "expected_rows": [["Ada"]]}
+    many = run_layer("sql_result", "SELECT name FROM people", task, max_rows=2)
+    assert many.error_type is ErrorType.OUTPUT_LIMIT
