@@ -35,11 +35,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tasks_app.datasets import HUMANEVAL_PATH  # noqa: E402
 from tasks_app.sandbox import capabilities, check_function, humaneval  # noqa: E402
 
-DEFAULT_DATA = str(
-    Path(__file__).resolve().parents[2] / "shared" / "datasets" / "humaneval" / "HumanEval.jsonl.gz"
-)
+DEFAULT_DATA = str(HUMANEVAL_PATH)
 EXEC_LINE = re.compile(r"^(\s*)#\s*(exec\(check_program, exec_globals\))", re.MULTILINE)
 
 Item = tuple[dict[str, Any], str, bool]  # problem, solution source, expected to pass

@@ -7,6 +7,10 @@ every level sampled a little, so none starves and a shift can always be noticed.
 JSON-able, so a resumed run continues exactly where it left.
 
 ``simulate`` runs the policy against a ``SyntheticLearner`` for the preview chart.
+
+A saved curriculum names its families by pinned pool version (``PinnedFamily``); the service
+resolves each to a ``FamilyCurriculum`` by the version's family. These dataclasses are the one
+definition of the config: the API's serializers are checked against their fields and defaults.
 """
 
 from __future__ import annotations
@@ -19,6 +23,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, TypeVar
 
 
+class ConfigError(ValueError):
+    """Every problem of a config, each as (field path, reason); paths are relative to the
+    config (``band``, ``families[2].initial``), so an editor can show each beside its field."""
+
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{path}: {reason}" for path, reason in errors))
+        self.errors = errors
+
+
 @dataclass(frozen=True)
 class FamilyCurriculum:
     name: str
@@ -28,18 +41,42 @@ class FamilyCurriculum:
     weight: float = 1.0
     """Mixture weight: the share of each batch drawn from this family, before normalising."""
     initial: list[float] | None = None
-    """Starting distribution over ``levels``; default: all mass on the easiest level."""
+    """Starting distribution over ``levels``, one share per level; default: all mass on the
+    easiest level."""
+
+
+@dataclass(frozen=True)
+class PinnedFamily:
+    """A family as a saved curriculum names it: by the pool version it samples from."""
+
+    version: int
+    """Id of the pinned pool version; only its train split is ever sampled."""
+    weight: float = 1.0
+    """Mixture weight: the share of each batch drawn from this family, before normalising."""
+    levels: list[int] | None = None
+    """Difficulty levels that may be sampled, ascending; default: every level the version has
+    train tasks at."""
+    initial: list[float] | None = None
+    """Starting distribution over ``levels``, one share per level; default: all mass on the
+    easiest level."""
+
+    def named(self, name: str, train_levels: list[int]) -> FamilyCurriculum:
+        """The policy's family: ``name`` (the version's family), levels defaulted."""
+        levels = self.levels or train_levels
+        return FamilyCurriculum(name, levels, weight=self.weight, initial=self.initial)
 
 
 @dataclass(frozen=True)
 class CurriculumConfig:
     families: list[FamilyCurriculum]
+    """The families each batch mixes, in order."""
     band: tuple[float, float] = (0.3, 0.7)
-    """Target band for each family's rolling success rate."""
+    """Target band (low, high) for each family's rolling success rate."""
     floor: float = 0.05
     """Least probability of any level, so none starves."""
     window: int = 64
-    """Outcomes in the rolling success rate; the policy acts once the window is full."""
+    """Task outcomes (not steps) in the rolling success rate; after each adjustment the policy
+    waits for this many fresh outcomes before it acts again."""
     step: float = 0.2
     """Share of a family's mass moved one level per adjustment."""
     dynamic: bool = True
@@ -49,16 +86,19 @@ class CurriculumConfig:
         low, high = self.band
         problems = []
         if not 0.0 <= low < high <= 1.0:
-            problems.append(f"band must satisfy 0 <= low < high <= 1, got {self.band}")
+            problems.append(("band", f"must satisfy 0 <= low < high <= 1, got {list(self.band)}"))
+        if not 0.0 <= self.floor < 1.0:
+            problems.append(("floor", f"must be in [0, 1), got {self.floor}"))
         if not 0.0 < self.step <= 1.0:
-            problems.append(f"step must be in (0, 1], got {self.step}")
+            problems.append(("step", f"must be in (0, 1], got {self.step}"))
         if self.window < 1:
-            problems.append(f"window must be at least 1, got {self.window}")
+            problems.append(("window", f"must be at least 1, got {self.window}"))
         if not self.families:
-            problems.append("at least one family is needed")
-        problems += [p for fam in self.families for p in _family_problems(fam, self.floor)]
+            problems.append(("families", "at least one family is needed"))
+        for index, fam in enumerate(self.families):
+            problems += _family_problems(f"families[{index}]", fam, self.floor)
         if problems:
-            raise ValueError("; ".join(problems))
+            raise ConfigError(problems)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CurriculumConfig:
@@ -74,18 +114,21 @@ class CurriculumConfig:
         return data
 
 
-def _family_problems(fam: FamilyCurriculum, floor: float) -> list[str]:
+def _family_problems(path: str, fam: FamilyCurriculum, floor: float) -> list[tuple[str, str]]:
     problems = []
     if not fam.levels or sorted(set(fam.levels)) != list(fam.levels):
-        problems.append(f"{fam.name}: levels must be ascending and distinct")
+        problems.append((f"{path}.levels", "must be ascending and distinct"))
     if fam.weight < 0:
-        problems.append(f"{fam.name}: weight must not be negative")
-    if floor * len(fam.levels) > 1.0 or floor < 0:
-        problems.append(f"{fam.name}: floor {floor} x {len(fam.levels)} levels exceeds 1")
-    if fam.initial is not None and (
-        len(fam.initial) != len(fam.levels) or min(fam.initial) < 0 or sum(fam.initial) <= 0
+        problems.append((f"{path}.weight", "must not be negative"))
+    if 0 <= floor < 1 and floor * len(fam.levels) > 1.0:
+        # A cross-field limit: the floor alone is fine, but not over this many levels.
+        why = f"{floor} x {len(fam.levels)} levels of {fam.name!r} exceeds 1"
+        problems.append(("floor", why))
+    initial = fam.initial
+    if initial is not None and (
+        not initial or len(initial) != len(fam.levels) or min(initial) < 0 or sum(initial) <= 0
     ):
-        problems.append(f"{fam.name}: initial must give a non-negative share per level")
+        problems.append((f"{path}.initial", "must give a non-negative share per level"))
     return problems
 
 
@@ -121,6 +164,15 @@ class Curriculum:
         self.config = config
         self._families = {fam.name: fam for fam in config.families}
         self.distributions = {fam.name: self._initial(fam) for fam in config.families}
+        # Two views of the same outcomes: `_recent` (the last `window`, whatever distribution
+        # they were drawn from) is the rolling rate a person reads; `_outcomes` holds only those
+        # drawn since the last adjustment, so the policy never acts on a stale distribution.
+        self._recent: dict[str, deque[int]] = {
+            fam.name: deque(maxlen=config.window) for fam in config.families
+        }
+        # Successes among `_recent`, kept as outcomes come and go: the rate is read for every
+        # family at every step of a preview, and summing a large window each time was quadratic.
+        self._recent_passed = {fam.name: 0 for fam in config.families}
         self._outcomes: dict[str, deque[int]] = {
             fam.name: deque(maxlen=config.window) for fam in config.families
         }
@@ -134,8 +186,9 @@ class Curriculum:
         return dict(zip(self._families[family].levels, self.distributions[family], strict=True))
 
     def success_rate(self, family: str) -> float | None:
-        outcomes = self._outcomes[family]
-        return sum(outcomes) / len(outcomes) if outcomes else None
+        """The success rate over the family's last ``window`` outcomes."""
+        recent = self._recent[family]
+        return self._recent_passed[family] / len(recent) if recent else None
 
     def sample(self, n: int, rng: random.Random) -> list[tuple[str, int]]:
         """``n`` (family, level) pairs: families by mixture weight, then levels by distribution."""
@@ -151,6 +204,11 @@ class Curriculum:
         """Record one graded outcome; adjusts the family's distribution once its window fills."""
         outcomes = self._outcomes[family]
         outcomes.append(1 if success else 0)
+        recent = self._recent[family]
+        if len(recent) == recent.maxlen:
+            self._recent_passed[family] -= recent[0]  # about to fall out of the window
+        recent.append(1 if success else 0)
+        self._recent_passed[family] += 1 if success else 0
         if self.config.dynamic and len(outcomes) == self.config.window:
             self._adjust(family)
 
@@ -159,7 +217,7 @@ class Curriculum:
             self.observe(family, level, success)
 
     def _adjust(self, family: str) -> None:
-        rate = self.success_rate(family) or 0.0
+        rate = _rate(self._outcomes[family]) or 0.0
         low, high = self.config.band
         if low <= rate <= high:
             return
@@ -175,6 +233,7 @@ class Curriculum:
             "config": self.config.to_dict(),
             "distributions": {k: list(v) for k, v in self.distributions.items()},
             "outcomes": {k: list(v) for k, v in self._outcomes.items()},
+            "recent": {k: list(v) for k, v in self._recent.items()},
             "adjustments": dict(self.adjustments),
         }
 
@@ -183,6 +242,11 @@ class Curriculum:
             self.distributions[name] = [float(p) for p in state["distributions"][name]]
             self._outcomes[name].clear()
             self._outcomes[name].extend(int(o) for o in state["outcomes"][name])
+            self._recent[name].clear()
+            # States saved before the two views existed held only the fresh outcomes.
+            recent = state.get("recent", state["outcomes"])[name]
+            self._recent[name].extend(int(o) for o in recent)
+            self._recent_passed[name] = sum(self._recent[name])
             self.adjustments[name] = int(state["adjustments"][name])
 
     @classmethod
@@ -190,6 +254,10 @@ class Curriculum:
         curriculum = cls(CurriculumConfig.from_dict(state["config"]))
         curriculum.load_state_dict(state)
         return curriculum
+
+
+def _rate(outcomes: deque[int]) -> float | None:
+    return sum(outcomes) / len(outcomes) if outcomes else None
 
 
 T = TypeVar("T")
@@ -291,10 +359,12 @@ def _trace_step(
     names: list[str],
     results: list[tuple[str, int, bool]],
 ) -> dict[str, Any]:
-    batch_rate = {}
-    for name in names:
-        mine = [ok for fam, _, ok in results if fam == name]
-        batch_rate[name] = sum(mine) / len(mine) if mine else None
+    # One pass over the batch, not one per family: a preview's cost stays steps x batch.
+    tried, passed = dict.fromkeys(names, 0), dict.fromkeys(names, 0)
+    for family, _, ok in results:
+        tried[family] += 1
+        passed[family] += ok
+    batch_rate = {n: passed[n] / tried[n] if tried[n] else None for n in names}
     return {
         "step": step,
         "distribution": {n: [round(p, 6) for p in curriculum.distributions[n]] for n in names},

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from tasks_app.api import curricula, families, verifiers
+from tasks_app.api import curricula, families, summary, verifiers
 
 router = SimpleRouter()
 router.register("families", families.FamilyViewSet, basename="family")
@@ -14,5 +14,10 @@ urlpatterns = [
     path("verifier-kinds/", verifiers.LayerKindsView.as_view(), name="verifier-kinds"),
     path("verifiers/playground/", verifiers.PlaygroundView.as_view(), name="verifier-playground"),
     path("sandbox/", verifiers.SandboxView.as_view(), name="sandbox"),
+    path(
+        "teams/<slug:team_slug>/summary/",
+        summary.TeamSummaryView.as_view(),
+        name="team-summary",
+    ),
     *router.urls,
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -12,17 +12,27 @@ from rest_framework.response import Response
 
 from crucible.accounts.models import Team
 from crucible.api.scoping import visible_teams
-from crucible.api.serializers import StrictModelSerializer, StrictSerializer
+from crucible.api.serializers import JSONField, StrictModelSerializer, StrictSerializer
 from tasks_app.models import Curriculum, PoolVersion
 from tasks_app.services import curricula as services
+from tasks_app.services import curriculum_config
 
-from .common import TeamOwnedViewSet, TeamSlugField
+from .common import SlugFreeInTeamMixin, TeamOwnedViewSet, TeamSlugField
 
 
-class CurriculumSerializer(StrictModelSerializer):
+@extend_schema_field(curriculum_config.CurriculumConfigSerializer)
+class CurriculumConfigField(JSONField):
+    """A curriculum config: a JSON object (or its text, in a form field), checked by the one
+    config serializer so that each problem is named by its field."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        return curriculum_config.validated(super().to_internal_value(data))
+
+
+class CurriculumSerializer(SlugFreeInTeamMixin, StrictModelSerializer):
     team = TeamSlugField()
     slug = serializers.SlugField(max_length=60, required=False)
-    config = serializers.JSONField()
+    config = CurriculumConfigField()
 
     class Meta:
         model = Curriculum
@@ -48,11 +58,47 @@ class LearnerSerializer(StrictSerializer):
 
 
 class PreviewSerializer(StrictSerializer):
-    config = serializers.JSONField(required=False, help_text="Defaults to the saved config.")
+    config = CurriculumConfigField(required=False, help_text="Defaults to the saved config.")
     steps = serializers.IntegerField(default=300, min_value=1, max_value=services.MAX_PREVIEW_STEPS)
     batch = serializers.IntegerField(default=32, min_value=1, max_value=1024)
     seed = serializers.IntegerField(default=0)
     learner = LearnerSerializer(required=False)
+
+
+class TraceStepSerializer(serializers.Serializer):
+    step = serializers.IntegerField()
+    distribution = serializers.DictField(
+        child=serializers.ListField(child=serializers.FloatField()),
+        help_text="Per family, the probability of each of its levels, in their order.",
+    )
+    success_rate = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="Per family, the share of its tasks in this step's batch the learner solved; "
+        "null when the batch drew none of it.",
+    )
+    rolling_success = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="Per family, the success rate over its last `window` outcomes; null before "
+        "its first.",
+    )
+    ability = serializers.DictField(
+        child=serializers.FloatField(), help_text="Per family, the synthetic learner's ability."
+    )
+
+
+class PreviewTraceSerializer(serializers.Serializer):
+    band = serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2)
+    floor = serializers.FloatField()
+    levels = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="Per family (by slug), the levels it samples.",
+    )
+    steps = TraceStepSerializer(many=True)
+    in_band = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="Per family, the share of steps (once its window filled) whose rolling "
+        "success rate sat inside the band; null when the window never filled.",
+    )
 
 
 class CurriculumViewSet(TeamOwnedViewSet):
@@ -74,18 +120,19 @@ class CurriculumViewSet(TeamOwnedViewSet):
             self.request.user, serializer.instance, **serializer.validated_data
         )
 
+    def perform_destroy(self, instance: Curriculum) -> None:
+        services.delete_curriculum(self.request.user, instance)
+
     @extend_schema(
         request=PreviewSerializer,
-        responses=OpenApiResponse(description="Simulated trace"),
+        responses=PreviewTraceSerializer,
         operation_id="curricula_preview_config",
     )
     @action(detail=False, methods=["post"], url_path="preview")
     def preview_config(self, request: Request) -> Response:
         return self._preview(request, None)
 
-    @extend_schema(
-        request=PreviewSerializer, responses=OpenApiResponse(description="Simulated trace")
-    )
+    @extend_schema(request=PreviewSerializer, responses=PreviewTraceSerializer)
     @action(detail=True, methods=["post"])
     def preview(self, request: Request, pk: str | None = None) -> Response:
         return self._preview(request, self.get_object())

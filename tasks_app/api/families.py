@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from django.db.models import Count
@@ -17,28 +12,60 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
 )
-from rest_framework import exceptions, parsers, serializers, status, viewsets
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from crucible.accounts.models import Role, Team
+from crucible.accounts.models import Role
+from crucible.api import parsers
 from crucible.api.scoping import TeamScopedMixin, check_role
-from crucible.api.serializers import StrictModelSerializer, StrictSerializer
+from crucible.api.serializers import StrictModelSerializer, StrictSerializer, documented_json
 from tasks_app.families.registry import describe_kinds
 from tasks_app.models import PoolJob, PoolTask, PoolVersion, TaskFamily
-from tasks_app.pools.importers import ImportRejected
+from tasks_app.services import diffs, families, model_choices
 from tasks_app.services import pools as services
+from tasks_app.services import uploads as upload_services
 
-from .common import TeamOwnedViewSet, TeamSlugField
+from . import pool_reports, uploads
+from .common import SlugFreeInTeamMixin, TeamOwnedViewSet, TeamSlugField
+from .verifier_reports import spec_field
 
 MAX_GENERATE = 100_000
+MULTIPART = [parsers.MultiPartParser, parsers.FormParser]
+
+
+class DiffExampleSerializer(serializers.Serializer):
+    content_hash = serializers.CharField()
+    prompt = serializers.CharField(help_text="The prompt's first 200 characters.")
+    difficulty = serializers.IntegerField()
+
+
+class VersionDiffSerializer(serializers.Serializer):
+    against = serializers.IntegerField(required=False, help_text="The parent version's number.")
+    added = serializers.IntegerField(required=False)
+    removed = serializers.IntegerField(required=False)
+    unchanged = serializers.IntegerField(required=False)
+    added_examples = DiffExampleSerializer(many=True, required=False)
+    removed_examples = DiffExampleSerializer(many=True, required=False)
 
 
 class PoolVersionSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     family_slug = serializers.CharField(source="family.slug", read_only=True)
+    source_detail = pool_reports.json_object(
+        read_only=True, help_text="How it was made (seed, dataset, file...), by source."
+    )
+    difficulty_histogram = documented_json(
+        pool_reports.SplitHistogramSerializer, read_only=True, help_text="Tasks per level."
+    )
+    dedup = documented_json(pool_reports.DedupReportSerializer, read_only=True)
+    diff = serializers.SerializerMethodField(help_text="Against the parent version; {} for v1.")
+
+    @extend_schema_field(VersionDiffSerializer)
+    def get_diff(self, version: PoolVersion) -> dict[str, Any]:
+        return diffs.described_diff(version)
 
     class Meta:
         model = PoolVersion
@@ -64,12 +91,24 @@ class PoolVersionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class FamilySerializer(StrictModelSerializer):
+class VersionDefaultsSerializer(serializers.Serializer):
+    near_duplicates = serializers.BooleanField()
+    mode = serializers.ChoiceField(choices=["append", "replace"])
+    prompt_mode = serializers.ChoiceField(choices=["template", "as_is"])
+
+
+class FamilySerializer(SlugFreeInTeamMixin, StrictModelSerializer):
     team = TeamSlugField()
     slug = serializers.SlugField(max_length=60, required=False)
     latest_version = serializers.SerializerMethodField()
+    version_defaults = serializers.SerializerMethodField(
+        help_text="What a new version does where its request says nothing."
+    )
     version_count = serializers.IntegerField(read_only=True)
     held_out_fraction = serializers.FloatField(min_value=0.0, max_value=0.9, required=False)
+    params = pool_reports.json_object(
+        required=False, help_text="Generator parameters, as the kind's params_schema says."
+    )
 
     class Meta:
         model = TaskFamily
@@ -85,10 +124,12 @@ class FamilySerializer(StrictModelSerializer):
             "held_out_fraction",
             "latest_version",
             "version_count",
+            "version_defaults",
+            "archived_at",
             "created_at",
             "updated_at",
         ]
-        read_only_fields = ["id", "created_at", "updated_at"]
+        read_only_fields = ["id", "archived_at", "created_at", "updated_at"]
         validators: list = []
 
     @extend_schema_field(PoolVersionSerializer(allow_null=True))
@@ -96,10 +137,33 @@ class FamilySerializer(StrictModelSerializer):
         version = family.latest_version()
         return PoolVersionSerializer(version).data if version else None
 
+    @extend_schema_field(VersionDefaultsSerializer)
+    def get_version_defaults(self, family: TaskFamily) -> dict[str, Any]:
+        return upload_services.version_defaults(family)
+
     def validate(self, attrs: dict) -> dict:
         if self.instance is not None and "kind" in attrs and attrs["kind"] != self.instance.kind:
             raise serializers.ValidationError({"kind": ["The kind of a family cannot change."]})
         return attrs
+
+
+class PinSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text='What pins the family, e.g. "curriculum".')
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    versions = serializers.ListField(child=serializers.IntegerField(), help_text="Numbers.")
+    reason = serializers.CharField()
+
+
+class RemovalSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(
+        choices=["delete", "archive"],
+        help_text="archive when something pins a version of the family, else delete.",
+    )
+    message = serializers.CharField(help_text="What removing does and why, in a sentence.")
+    versions = serializers.IntegerField()
+    tasks = serializers.IntegerField()
+    pins = PinSerializer(many=True)
 
 
 class GenerateSerializer(StrictSerializer):
@@ -108,7 +172,7 @@ class GenerateSerializer(StrictSerializer):
         help_text='Tasks per difficulty level, e.g. {"1": 200, "2": 200}.',
     )
     seed = serializers.IntegerField(default=0)
-    near_duplicates = serializers.BooleanField(default=False)
+    near_duplicates = serializers.BooleanField(default=services.NEAR_DUPLICATES_DEFAULT)
     note = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
 
     def validate_counts(self, value: dict) -> dict[int, int]:
@@ -121,23 +185,6 @@ class GenerateSerializer(StrictSerializer):
         if sum(counts.values()) > MAX_GENERATE:
             raise serializers.ValidationError(f"at most {MAX_GENERATE} tasks per version")
         return counts
-
-
-class UploadSerializer(StrictSerializer):
-    file = serializers.FileField()
-    format = serializers.ChoiceField(choices=["jsonl", "csv", "parquet"], required=False)
-    mapping = serializers.JSONField(
-        required=False, default=dict, help_text='Kind field -> column, e.g. {"prompt": "question"}.'
-    )
-    near_duplicates = serializers.BooleanField(default=True)
-    note = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
-
-    def validate_mapping(self, value: object) -> dict[str, str]:
-        if not isinstance(value, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-        ):
-            raise serializers.ValidationError("must be an object of field name -> column name")
-        return value
 
 
 class DatasetSerializer(StrictSerializer):
@@ -153,7 +200,8 @@ class EditSerializer(StrictSerializer):
 
 class GradeSerializer(StrictSerializer):
     model_path = serializers.CharField(
-        max_length=500, help_text="A Hugging Face model directory on the worker."
+        max_length=500,
+        help_text="A model a running worker can load: a name from GET /api/v1/models/?queue=cpu.",
     )
     k = serializers.IntegerField(
         min_value=1, max_value=64, default=8, help_text="Samples per task."
@@ -161,12 +209,19 @@ class GradeSerializer(StrictSerializer):
     temperature = serializers.FloatField(min_value=0.0, max_value=2.0, default=1.0)
     max_new_tokens = serializers.IntegerField(min_value=1, max_value=4096, default=64)
     levels = serializers.IntegerField(min_value=2, max_value=10, default=5)
-    spec = serializers.JSONField(
-        required=False, help_text="Verifier spec; default: the kind's default."
-    )
+    spec = spec_field(required=False, help_text="Verifier spec; default: the kind's default.")
+
+    def validate_model_path(self, value: str) -> str:
+        # Refused here, naming the field, rather than failing later in the job on the worker.
+        problem = model_choices.problem(value, "cpu")
+        if problem is not None:
+            raise serializers.ValidationError(problem, code="unknown_model")
+        return value
 
 
 class PoolJobSerializer(serializers.ModelSerializer):
+    params = pool_reports.json_object(read_only=True, help_text="The job's request.")
+
     class Meta:
         model = PoolJob
         fields = [
@@ -185,6 +240,11 @@ class PoolJobSerializer(serializers.ModelSerializer):
 
 
 class PoolTaskSerializer(serializers.ModelSerializer):
+    expected = pool_reports.json_object(
+        read_only=True, help_text="What the verifier needs to judge an answer."
+    )
+    meta = pool_reports.json_object(read_only=True)
+
     class Meta:
         model = PoolTask
         fields = [
@@ -201,31 +261,6 @@ class PoolTaskSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-@contextmanager
-def uploaded_path(upload) -> Iterator[Path]:  # type: ignore[no-untyped-def]
-    """A path to the uploaded bytes: Django's temp file when large, else a copy on disk."""
-    if hasattr(upload, "temporary_file_path"):
-        yield Path(upload.temporary_file_path())
-        return
-    suffix = Path(upload.name or "").suffix
-    with tempfile.NamedTemporaryFile(suffix=suffix) as handle:
-        upload.seek(0)
-        shutil.copyfileobj(upload, handle)
-        handle.flush()
-        yield Path(handle.name)
-
-
-def rejected(exc: ImportRejected) -> exceptions.ValidationError:
-    """The whole import refused: a summary on ``file`` plus one error per bad row (first 100)."""
-    detail: dict[str, list[exceptions.ErrorDetail]] = {
-        "file": [exceptions.ErrorDetail(str(exc), code="rejected")]
-    }
-    for issue in exc.errors:
-        key = f"rows[{issue.row}].{issue.field}"
-        detail.setdefault(key, []).append(exceptions.ErrorDetail(issue.reason, code="invalid_row"))
-    return exceptions.ValidationError(detail)
-
-
 class FamilyViewSet(TeamOwnedViewSet):
     """Task families of your teams: a kind of verifiable work, its generator settings and pool versions."""
 
@@ -235,28 +270,72 @@ class FamilyViewSet(TeamOwnedViewSet):
     filterset_fields = ["kind"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        return self.scope(
+        families = self.scope(
             TaskFamily.objects.select_related("team")
             .annotate(version_count=Count("versions"))
             .order_by("name", "id")
         )
+        if self.action == "list":  # an archived family is still found by its id
+            archived = self.request.query_params.get("archived", "false").lower() == "true"
+            families = families.filter(archived_at__isnull=not archived)
+        return families
 
-    def create_object(self, team: Team, slug: str, data: dict[str, Any]) -> TaskFamily:
-        family = services.create_family(self.request.user, team, slug=slug, **data)
-        family.version_count = 0
-        return family
-
-    def perform_update(self, serializer: FamilySerializer) -> None:
-        if "params" in serializer.validated_data:
-            kind = services.kind_module(serializer.instance.kind)
-            serializer.validated_data["params"] = services.checked_params(
-                kind, serializer.validated_data["params"]
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "archived", bool, description="true: only archived families; default: the rest"
             )
-        super().perform_update(serializer)
+        ]
+    )
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().list(request, *args, **kwargs)
 
-    def perform_destroy(self, instance: TaskFamily) -> None:
-        self.refuse_delete_if_versioned(instance, "family")
-        instance.delete()
+    def perform_create(self, serializer: FamilySerializer) -> None:  # type: ignore[override]
+        data = serializer.validated_data
+        team = self.team_for_write(data.pop("team", None))
+        family = families.create_family(self.request.user, team, **data)
+        family.version_count = 0
+        serializer.instance = family
+
+    def perform_update(self, serializer: FamilySerializer) -> None:  # type: ignore[override]
+        data = {k: v for k, v in serializer.validated_data.items() if k != "team"}
+        serializer.instance = families.update_family(self.request.user, serializer.instance, **data)
+        serializer.instance.version_count = serializer.instance.versions.count()
+
+    @extend_schema(
+        responses={
+            204: OpenApiResponse(description="Deleted with all its versions."),
+            200: OpenApiResponse(RemovalSerializer, description="Archived: something pins it."),
+        }
+    )
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Delete the family with its versions, or archive it when something pins a version;
+        ``GET removal/`` says beforehand which, and why."""
+        family = self.get_object()
+        done = families.remove_family(request.user, family)
+        if done.action == "delete":
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(RemovalSerializer(done.to_dict()).data)
+
+    @extend_schema(responses=RemovalSerializer)
+    @action(detail=True, methods=["get"])
+    def removal(self, request: Request, pk: str | None = None) -> Response:
+        """What deleting the family would do: delete it with its versions, or archive it
+        because something pins them (named)."""
+        return Response(RemovalSerializer(families.removal(self.get_object()).to_dict()).data)
+
+    @extend_schema(request=None, responses=FamilySerializer)
+    @action(detail=True, methods=["post"])
+    def archive(self, request: Request, pk: str | None = None) -> Response:
+        """Hide the family from lists and make it read-only; its versions stay as they are."""
+        family = families.archive_family(request.user, self.get_object())
+        return Response(self.get_serializer(self.get_queryset().get(pk=family.pk)).data)
+
+    @extend_schema(request=None, responses=FamilySerializer)
+    @action(detail=True, methods=["post"])
+    def restore(self, request: Request, pk: str | None = None) -> Response:
+        family = families.restore_family(request.user, self.get_object())
+        return Response(self.get_serializer(self.get_queryset().get(pk=family.pk)).data)
 
     def _respond(self, version: PoolVersion, created: bool) -> Response:
         return Response(
@@ -266,7 +345,7 @@ class FamilyViewSet(TeamOwnedViewSet):
 
     @extend_schema(
         request=GenerateSerializer,
-        responses=OpenApiResponse(description="samples, histogram, dedup"),
+        responses=pool_reports.TasksPreviewSerializer,
     )
     @action(detail=True, methods=["post"])
     def preview(self, request: Request, pk: str | None = None) -> Response:
@@ -301,6 +380,7 @@ class FamilyViewSet(TeamOwnedViewSet):
             "counts": {str(k): v for k, v in data["counts"].items()},
             "seed": data["seed"],
             "params": family.params,
+            "near_duplicates": data["near_duplicates"],
         }
         return self._respond(
             *services.version_from_tasks(
@@ -315,34 +395,61 @@ class FamilyViewSet(TeamOwnedViewSet):
         )
 
     @extend_schema(
-        request={"multipart/form-data": UploadSerializer}, responses={201: PoolVersionSerializer}
+        request={"multipart/form-data": uploads.InspectSerializer},
+        responses={200: uploads.FileSummarySerializer},
+    )
+    @action(detail=True, methods=["post"], url_path="versions/inspect", parser_classes=MULTIPART)
+    def inspect(self, request: Request, pk: str | None = None) -> Response:
+        """The columns, first rows and text labels of a file, to map it before uploading."""
+        family = self.get_object()
+        self.check_object_permissions(request, family)
+        body = uploads.InspectSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        fmt = body.validated_data.get("format")
+        with uploads.uploaded_path(body.validated_data["file"]) as path, uploads.refusals():
+            return Response(upload_services.inspect_upload(family, path, fmt=fmt))
+
+    @extend_schema(
+        request={"multipart/form-data": uploads.UploadOptionsSerializer},
+        responses={200: uploads.UploadPreviewSerializer},
     )
     @action(
         detail=True,
         methods=["post"],
-        url_path="versions/upload",
-        parser_classes=[parsers.MultiPartParser, parsers.FormParser],
+        url_path="versions/upload/preview",
+        parser_classes=MULTIPART,
     )
-    def upload(self, request: Request, pk: str | None = None) -> Response:
+    def upload_preview(self, request: Request, pk: str | None = None) -> Response:
+        """What uploading the file would freeze, counted against the latest version; nothing is
+        saved. Send ``base`` from this answer with the upload to freeze exactly this."""
         family = self.get_object()
         self.check_object_permissions(request, family)
-        body = UploadSerializer(data=request.data)
+        body = uploads.UploadOptionsSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        with uploads.uploaded_path(body.validated_data["file"]) as path, uploads.refusals():
+            return Response(upload_services.preview_upload(family, path, body.options()))
+
+    @extend_schema(
+        request={"multipart/form-data": uploads.UploadSerializer},
+        responses={201: PoolVersionSerializer, 200: PoolVersionSerializer},
+    )
+    @action(detail=True, methods=["post"], url_path="versions/upload", parser_classes=MULTIPART)
+    def upload(self, request: Request, pk: str | None = None) -> Response:
+        """Freeze a file as a new version, appended to the latest one or replacing it."""
+        family = self.get_object()
+        self.check_object_permissions(request, family)
+        body = uploads.UploadSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        with uploaded_path(data["file"]) as path:
-            try:
-                result = services.import_file(
-                    request.user,
-                    family,
-                    path,
-                    fmt=data.get("format"),
-                    mapping=data["mapping"],
-                    near=data["near_duplicates"],
-                    note=data["note"],
-                    filename=data["file"].name,
-                )
-            except ImportRejected as exc:
-                raise rejected(exc) from exc
+        with uploads.uploaded_path(data["file"]) as path, uploads.refusals():
+            result = upload_services.import_file(
+                request.user,
+                family,
+                path,
+                body.options(),
+                note=data["note"],
+                filename=data["file"].name,
+            )
         return self._respond(*result)
 
     @extend_schema(
@@ -413,6 +520,20 @@ class PoolVersionViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(PoolTaskSerializer(page, many=True).data)
 
+    @extend_schema(
+        parameters=[OpenApiParameter("side", str, enum=["added", "removed"], required=True)],
+        responses=PoolTaskSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def changes(self, request: Request, pk: str | None = None) -> Response:
+        """Every task this version added to its parent, or every one of the parent's it removed."""
+        side = request.query_params.get("side")
+        if side not in ("added", "removed"):
+            raise serializers.ValidationError({"side": ["must be added or removed"]})
+        rows = diffs.changed_tasks(self.get_object(), side).order_by("position")
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(PoolTaskSerializer(page, many=True).data)
+
     @extend_schema(methods=["GET"], responses=PoolJobSerializer(many=True))
     @extend_schema(methods=["POST"], request=GradeSerializer, responses={202: PoolJobSerializer})
     @action(detail=True, methods=["get", "post"], pagination_class=None)
@@ -422,6 +543,7 @@ class PoolVersionViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
         if request.method == "GET":
             return Response(PoolJobSerializer(version.jobs.all(), many=True).data)
         check_role(request, version.family.team, Role.EDITOR)
+        families.ensure_active(version.family)
         body = GradeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         job = services.start_grading(request.user, version, body.validated_data)
@@ -429,6 +551,6 @@ class PoolVersionViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
 
 
 class FamilyKindsView(APIView):
-    @extend_schema(responses=OpenApiResponse(description="Registered family kinds"))
+    @extend_schema(responses=pool_reports.FamilyKindSerializer(many=True))
     def get(self, request: Request) -> Response:
         return Response(describe_kinds(services.extra_kinds()))

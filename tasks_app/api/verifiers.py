@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -13,16 +14,36 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from crucible.accounts.models import Team
+from crucible.api.scoping import visible_teams
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
 from tasks_app import verifiers as pure
+from tasks_app.families.registry import UnknownKind
 from tasks_app.models import LabelledExample, Verifier, VerifierVersion
 from tasks_app.services import verifiers as services
 
-from .common import TeamOwnedViewSet, TeamSlugField
+from . import verifier_reports as reports
+from .common import SlugFreeInTeamMixin, TeamOwnedViewSet, TeamSlugField
+
+MAX_RESPONSE_CHARS = 200_000
+MAX_JSON_BYTES = 1024 * 1024
+"""An example's or a playground call's ``expected`` and ``context``, as JSON: every example is
+loaded and judged on each evaluation."""
+
+
+def check_json_size(value: object) -> None:
+    size = len(json.dumps(value, default=str))
+    if size > MAX_JSON_BYTES:
+        raise serializers.ValidationError(
+            f"is {size} bytes as JSON; at most {MAX_JSON_BYTES} bytes are accepted"
+        )
 
 
 class VerifierVersionSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    spec = reports.spec_field(read_only=True)
+    warnings = serializers.SerializerMethodField(
+        help_text="Layers placed below a layer of a later stage, which skips them when it fails."
+    )
 
     class Meta:
         model = VerifierVersion
@@ -32,17 +53,21 @@ class VerifierVersionSerializer(serializers.ModelSerializer):
             "number",
             "spec",
             "spec_hash",
+            "warnings",
             "note",
             "created_by",
             "created_at",
         ]
         read_only_fields = fields
 
+    def get_warnings(self, version: VerifierVersion) -> list[str]:
+        return pure.stage_warnings(version.spec)
 
-class VerifierSerializer(StrictModelSerializer):
+
+class VerifierSerializer(SlugFreeInTeamMixin, StrictModelSerializer):
     team = TeamSlugField()
     slug = serializers.SlugField(max_length=60, required=False)
-    spec = serializers.JSONField(write_only=True, required=False, help_text="Initial layered spec.")
+    spec = reports.spec_field(write_only=True, required=False, help_text="Initial layered spec.")
     latest_version = serializers.SerializerMethodField()
     version_count = serializers.IntegerField(read_only=True, source="versions.count")
     example_count = serializers.IntegerField(read_only=True, source="examples.count")
@@ -74,28 +99,30 @@ class VerifierSerializer(StrictModelSerializer):
     def validate_family_kind(self, value: str) -> str:
         if value:
             try:
-                pure.default_spec(value)
-            except (KeyError, ValueError) as exc:
-                raise serializers.ValidationError(
-                    f"no default verifier for kind {value!r}"
-                ) from exc
+                services.default_spec(value)
+            except UnknownKind as exc:
+                raise serializers.ValidationError(str(exc.args[0])) from exc
         return value
 
 
 class VersionCreateSerializer(StrictSerializer):
-    spec = serializers.JSONField()
+    spec = reports.spec_field()
     note = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
 
 
 class ExampleSerializer(StrictModelSerializer):
+    expected = reports.json_object(required=False, help_text="What a judge compares against.")
+
     class Meta:
         model = LabelledExample
         fields = ["id", "response", "expected", "label", "note", "created_at"]
         read_only_fields = ["id", "created_at"]
+        extra_kwargs = {"response": {"max_length": MAX_RESPONSE_CHARS}}
 
     def validate_expected(self, value: object) -> object:
         if not isinstance(value, dict):
             raise serializers.ValidationError("must be an object")
+        check_json_size(value)
         return value
 
 
@@ -104,10 +131,38 @@ class CalibrateSerializer(StrictSerializer):
 
 
 class PlaygroundSerializer(StrictSerializer):
-    spec = serializers.JSONField()
-    response = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=200_000)
-    expected = serializers.DictField(required=False, default=dict)
+    spec = reports.spec_field(
+        required=False, help_text="The spec to run; or give verifier_version."
+    )
+    verifier_version = serializers.IntegerField(
+        required=False, help_text="Id of a saved verifier version of your teams to run instead."
+    )
+    response = serializers.CharField(
+        allow_blank=True, trim_whitespace=False, max_length=MAX_RESPONSE_CHARS
+    )
+    expected = serializers.DictField(required=False)
+    task = serializers.IntegerField(
+        required=False,
+        help_text="Id of a pool task of your teams: its expected data instead of expected, and "
+        "its prompt as the context's prompt.",
+    )
     context = serializers.DictField(required=False, default=dict)
+
+    def validate_expected(self, value: dict) -> dict:
+        check_json_size(value)
+        return value
+
+    def validate_context(self, value: dict) -> dict:
+        check_json_size(value)
+        return value
+
+    def validate(self, attrs: dict) -> dict:
+        if ("spec" in attrs) == ("verifier_version" in attrs):
+            field = "verifier_version" if "spec" in attrs else "spec"
+            raise serializers.ValidationError({field: ["give either spec or verifier_version"]})
+        if "expected" in attrs and "task" in attrs:
+            raise serializers.ValidationError({"task": ["give either expected or task"]})
+        return attrs
 
 
 class VerifierViewSet(TeamOwnedViewSet):
@@ -133,7 +188,7 @@ class VerifierViewSet(TeamOwnedViewSet):
 
     def perform_destroy(self, instance: Verifier) -> None:
         self.refuse_delete_if_versioned(instance, "verifier")
-        instance.delete()
+        services.delete_verifier(self.request.user, instance)
 
     @extend_schema(methods=["GET"], responses=VerifierVersionSerializer(many=True))
     @extend_schema(
@@ -173,15 +228,12 @@ class VerifierViewSet(TeamOwnedViewSet):
         self, request: Request, pk: str | None = None, example_id: str | None = None
     ) -> Response:
         verifier = self.get_object()
-        get_object_or_404(verifier.examples, pk=example_id).delete()
+        services.delete_example(request.user, get_object_or_404(verifier.examples, pk=example_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
         request=CalibrateSerializer,
-        responses=OpenApiResponse(
-            description="The model judge's best yes-threshold on the labelled examples, "
-            "its FP/FN rates there, each example's P(yes), and the spec with that threshold"
-        ),
+        responses=reports.CalibrationSerializer,
     )
     @action(detail=True, methods=["post"], url_path=r"versions/(?P<number>\d+)/calibrate")
     def calibrate(
@@ -192,9 +244,7 @@ class VerifierViewSet(TeamOwnedViewSet):
         body.is_valid(raise_exception=True)
         return Response(services.calibrate(version, body.validated_data.get("layer") or None))
 
-    @extend_schema(
-        request=None, responses=OpenApiResponse(description="FP/FN rates on the labelled examples")
-    )
+    @extend_schema(request=None, responses=reports.EvaluationSerializer)
     @action(detail=True, methods=["post"], url_path=r"versions/(?P<number>\d+)/evaluate")
     def evaluate(
         self, request: Request, pk: str | None = None, number: str | None = None
@@ -206,23 +256,17 @@ class VerifierViewSet(TeamOwnedViewSet):
 class PlaygroundView(APIView):
     @extend_schema(
         request=PlaygroundSerializer,
-        responses=OpenApiResponse(
-            description="The verdict: each layer's result, score, error type, timing"
-        ),
+        responses=reports.VerdictSerializer,
     )
     def post(self, request: Request) -> Response:
         body = PlaygroundSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        return Response(
-            services.playground(data["spec"], data["response"], data["expected"], data["context"])
-        )
+        return Response(services.playground(visible_teams(request), **data))
 
 
 class LayerKindsView(APIView):
-    @extend_schema(
-        responses=OpenApiResponse(description="Layer kinds and extractors for the builder")
-    )
+    @extend_schema(responses=reports.VerifierCatalogueSerializer)
     def get(self, request: Request) -> Response:
         return Response(
             {"layers": pure.describe_layer_kinds(), "extractors": pure.describe_extractors()}
@@ -230,7 +274,7 @@ class LayerKindsView(APIView):
 
 
 class SandboxView(APIView):
-    @extend_schema(responses=OpenApiResponse(description="Active isolation layers and warnings"))
+    @extend_schema(responses=reports.SandboxStatusSerializer)
     def get(self, request: Request) -> Response:
         from tasks_app import sandbox
 

@@ -41,7 +41,12 @@ _OPS: dict[str, Callable[[int, int], int]] = {
 
 
 def generate(
-    n: int, *, difficulty: int, seed: int, params: Mapping[str, Any] | None = None
+    n: int,
+    *,
+    difficulty: int,
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    template: str | None = None,
 ) -> list[Task]:
     opts = common.validate_params(params_schema, params)
     common.check_level(difficulty_levels, difficulty)
@@ -52,21 +57,26 @@ def generate(
         a, b, op = rng.randint(low, high), rng.randint(low, high), rng.choice(opts["ops"])
         if op == "-" and not opts["allow_negative"] and b > a:
             a, b = b, a
-        tasks.append(_task(f"{a} {op} {b}", _OPS[op](a, b), difficulty))
+        tasks.append(_task(f"{a} {op} {b}", _OPS[op](a, b), difficulty, template))
     return tasks
 
 
-def _task(question: str, result: int, difficulty: int) -> Task:
+def _task(question: str, result: int, difficulty: int, template: str | None) -> Task:
     return Task(
         family=name,
-        prompt=prompt_template.format(question=question),
+        prompt=common.fill(template or prompt_template, question=question),
         expected={"answer": str(result)},
         difficulty=difficulty,
     )
 
 
-def from_record(record: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Task:
-    return common.exact_answer_record(record, name, difficulty_levels)
+def from_record(
+    record: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    *,
+    template: str | None = None,
+) -> Task:
+    return common.exact_answer_record(record, name, difficulty_levels, template or prompt_template)
 
 
 def reference_response(task: Task) -> str:
@@ -78,4 +88,6 @@ def extract_answer(response: str) -> str | None:
 
 
 def default_verifier() -> dict[str, Any]:
-    return common.verifier_spec(name)
+    return common.answer_verifier(
+        "final_answer_or_last_number", {"kind": "numeric_match", "name": "answer"}
+    )

@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Mapping
+import string
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jsonschema
@@ -30,6 +31,8 @@ class ParamsInvalid(ValueError):
 
 def validate_params(schema: Mapping[str, Any], params: Mapping[str, Any] | None) -> dict[str, Any]:
     """Check ``params`` against a kind's JSON Schema and fill in the schema's defaults."""
+    if params is not None and not isinstance(params, Mapping):
+        raise ParamsInvalid({"params": "must be an object"})
     params = dict(params or {})
     validator = jsonschema.Draft202012Validator(schema)
     errors = {
@@ -100,6 +103,21 @@ def optional_text(record: Mapping[str, Any], field: str) -> str:
     return value
 
 
+def proxy_level(score: float, thresholds: Sequence[float]) -> int:
+    """Level 1 plus the number of ``thresholds`` that ``score`` exceeds (levels 1..len + 1).
+
+    Imported data sets rarely carry a difficulty; a kind grades them by a documented proxy
+    until a model's measured pass rate (the grading job) replaces it.
+    """
+    return 1 + sum(score > threshold for threshold in thresholds)
+
+
+def difficulty_meta(record: Mapping[str, Any], proxy: str) -> dict[str, str]:
+    """Where a task's level came from: the row's own field, or the kind's proxy."""
+    given = record.get("difficulty") not in (None, "")
+    return {"difficulty_source": "field" if given else f"proxy:{proxy}"}
+
+
 def row_difficulty(record: Mapping[str, Any], levels: list[int], default: int) -> int:
     """The ``difficulty`` field of a row as one of ``levels`` (CSV gives it as text)."""
     value = record.get("difficulty")
@@ -114,25 +132,54 @@ def row_difficulty(record: Mapping[str, Any], levels: list[int], default: int) -
     return level
 
 
-def verifier_spec(kind: str) -> dict[str, Any]:
-    """The kind's default verifier spec, owned by the verifier package (imported lazily)."""
-    from tasks_app.verifiers.defaults import default_spec
-
-    return default_spec(kind)
+def answer_verifier(extract: str, check: dict[str, Any]) -> dict[str, Any]:
+    """A verifier spec that extracts one final answer and judges it with the layer ``check``:
+    the default of the kinds whose tasks have a single expected answer."""
+    return {"extract": extract, "layers": [check], "reward": {"weights": {"outcome": 1.0}}}
 
 
 def not_procedural(kind: str) -> NotImplementedError:
     return NotImplementedError(f"{kind} tasks are imported, not generated")
 
 
-ANSWER_INSTRUCTION = "Reply with the result as 'Answer: <result>'."
+def template_fields(template: str) -> list[str]:
+    """The placeholders of a ``str.format`` template, in order; ValueError if it is malformed."""
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
 
 
-def exact_answer_record(record: Mapping[str, Any], kind: str, levels: list[int]) -> Any:
-    """A Task from an imported ``prompt`` + ``answer`` row, for exact-match kinds.
+def template_problem(template: str, kind_template: str) -> str | None:
+    """Why a family's prompt template cannot stand in for its kind's, or None.
 
-    Imported prompts are complete questions, so only the answer-format instruction is added.
+    It may use only the kind's own placeholders, bare: ``{question.__class__}`` would reach
+    into objects and ``{question:>999999999}`` would pad a prompt to a gigabyte.
     """
+    allowed = template_fields(kind_template)
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        return f"is not a valid template ({exc}); write a literal brace as {{{{ or }}}}"
+    names = [name for _, name, _, _ in parts if name is not None]
+    wanted = ", ".join("{" + n + "}" for n in dict.fromkeys(allowed))
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        return f"uses {{{unknown[0]}}}; this kind fills {wanted}"
+    if any(spec or conversion for _, name, spec, conversion in parts if name is not None):
+        return f"placeholders take no format or conversion; use {wanted}"
+    if not names:
+        return f"must use at least one of {wanted}, or every prompt would be the same"
+    return None
+
+
+def fill(template: str, **values: str) -> str:
+    """The prompt: ``template`` (checked by ``template_problem``) with its placeholders filled."""
+    return template.format(**values)
+
+
+def exact_answer_record(
+    record: Mapping[str, Any], kind: str, levels: list[int], template: str
+) -> Any:
+    """A Task from an imported ``prompt`` + ``answer`` row, for exact-match kinds; the prompt
+    is the row's question in ``template``, nothing else added."""
     from tasks_app.families.base import Task
 
     prompt = require_text(record, "prompt")
@@ -141,7 +188,7 @@ def exact_answer_record(record: Mapping[str, Any], kind: str, levels: list[int])
         raise RowError("answer", "is required")
     return Task(
         family=kind,
-        prompt=f"{prompt.rstrip()}\n\n{ANSWER_INSTRUCTION}",
+        prompt=fill(template, question=prompt.strip()),
         expected={"answer": answer},
         difficulty=row_difficulty(record, levels, default=levels[0]),
         source_id=optional_text(record, "source_id"),

@@ -12,10 +12,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import jsonschema
-
 from tasks_app.families import common
 from tasks_app.families.base import RowError, Task
+from tasks_app.verifiers import safe_schema
 
 name = "json-schema"
 label = "JSON to a schema"
@@ -60,15 +59,20 @@ _SHAPE[5] = (6, ["tags", "status", "address"])
 
 
 def generate(
-    n: int, *, difficulty: int, seed: int, params: Mapping[str, Any] | None = None
+    n: int,
+    *,
+    difficulty: int,
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    template: str | None = None,
 ) -> list[Task]:
     common.validate_params(params_schema, params)
     common.check_level(difficulty_levels, difficulty)
     rng = common.seeded_rng(seed, name, difficulty, n)
-    return [_generated(rng, difficulty) for _ in range(n)]
+    return [_generated(rng, difficulty, template) for _ in range(n)]
 
 
-def _generated(rng: random.Random, difficulty: int) -> Task:
+def _generated(rng: random.Random, difficulty: int, template: str | None) -> Task:
     scalars, extras = _SHAPE[difficulty]
     fields = rng.sample(_SCALARS, scalars) + [_EXTRAS[e] for e in extras if e in _EXTRAS]
     properties = {key: spec for key, spec, _ in fields}
@@ -82,7 +86,7 @@ def _generated(rng: random.Random, difficulty: int) -> Task:
         "required": sorted(properties),
         "additionalProperties": False,
     }
-    return _task(schema, flatten(obj), difficulty, "")
+    return _task(schema, flatten(obj), difficulty, "", template)
 
 
 _ADDRESS_SCHEMA = {
@@ -93,11 +97,18 @@ _ADDRESS_SCHEMA = {
 }
 
 
-def _task(schema: dict[str, Any], facts: dict[str, Any], difficulty: int, source_id: str) -> Task:
+def _task(
+    schema: dict[str, Any],
+    facts: dict[str, Any],
+    difficulty: int,
+    source_id: str,
+    template: str | None = None,
+) -> Task:
     lines = "\n".join(f"- {path}: {json.dumps(value)}" for path, value in facts.items())
+    schema_text = json.dumps(schema, indent=2)
     return Task(
         family=name,
-        prompt=prompt_template.format(facts=lines, schema=json.dumps(schema, indent=2)),
+        prompt=common.fill(template or prompt_template, facts=lines, schema=schema_text),
         expected={"schema": schema, "facts": facts},
         difficulty=difficulty,
         source_id=source_id,
@@ -126,16 +137,20 @@ def unflatten(facts: Mapping[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def from_record(record: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Task:
+def from_record(
+    record: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    *,
+    template: str | None = None,
+) -> Task:
     """A row with a ``schema`` and ``facts`` (objects, or JSON text as CSV gives them)."""
     schema = _json_field(record, "schema")
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise RowError("schema", f"is not a valid JSON Schema: {exc.message}") from None
+    problem = safe_schema.schema_problem(schema)  # sized, patterns and refs checked, then meta
+    if problem:
+        raise RowError("schema", problem)
     facts = _json_field(record, "facts")
     difficulty = common.row_difficulty(record, difficulty_levels, default=1)
-    return _task(schema, facts, difficulty, common.optional_text(record, "source_id"))
+    return _task(schema, facts, difficulty, common.optional_text(record, "source_id"), template)
 
 
 def _json_field(record: Mapping[str, Any], field: str) -> dict[str, Any]:
@@ -145,6 +160,8 @@ def _json_field(record: Mapping[str, Any], field: str) -> dict[str, Any]:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
             raise RowError(field, f"is not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise RowError(field, "nests too deeply") from None
     if not isinstance(value, dict) or not value:
         raise RowError(field, "must be a non-empty JSON object")
     return value
@@ -164,4 +181,12 @@ def extract_answer(response: str) -> Any:
 
 
 def default_verifier() -> dict[str, Any]:
-    return common.verifier_spec(name)
+    return {
+        "extract": "json_object",
+        "layers": [
+            {"kind": "json_parse", "name": "parses"},
+            {"kind": "json_schema", "name": "schema"},
+            {"kind": "json_facts", "name": "facts"},
+        ],
+        "reward": {"weights": {"outcome": 0.8, "process": 0.2}},
+    }

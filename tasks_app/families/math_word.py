@@ -23,28 +23,53 @@ importable = True
 record_fields = ["prompt", "answer", "difficulty", "source_id"]
 params_schema: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
+# Difficulty proxy: the number of steps of the worked solution (its non-blank lines before
+# '####'). On GSM8K's test split 2, 3, 4, 5 and 6+ steps give five levels of 326, 371, 297,
+# 175 and 150 problems. A row without a worked solution is level 1 unless it says otherwise.
+STEP_THRESHOLDS = (2, 3, 4, 5)
+
 GSM8K_MAPPING = {"prompt": "question", "answer": "answer"}
 """Field mapping for GSM8K's ``question`` / ``answer`` columns."""
 
 
 def generate(
-    n: int, *, difficulty: int, seed: int, params: Mapping[str, Any] | None = None
+    n: int,
+    *,
+    difficulty: int,
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    template: str | None = None,
 ) -> list[Task]:
     raise common.not_procedural(name)
 
 
-def from_record(record: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Task:
+def from_record(
+    record: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    *,
+    template: str | None = None,
+) -> Task:
     """A row with ``prompt`` and ``answer``: a number, or a worked solution ending ``#### N``."""
     question = common.require_text(record, "prompt")
     answer, solution = _answer(record.get("answer"))
+    proxy = common.proxy_level(solution_steps(solution), STEP_THRESHOLDS)
     return Task(
         family=name,
-        prompt=prompt_template.format(question=question.strip()),
+        prompt=common.fill(template or prompt_template, question=question.strip()),
         expected={"answer": answer},
-        difficulty=common.row_difficulty(record, difficulty_levels, default=1),
+        difficulty=common.row_difficulty(record, difficulty_levels, default=proxy),
         source_id=common.optional_text(record, "source_id"),
-        meta={"solution": solution} if solution else {},
+        meta={
+            **({"solution": solution} if solution else {}),
+            **common.difficulty_meta(record, "solution_steps"),
+        },
     )
+
+
+def solution_steps(solution: str) -> int:
+    """Non-blank lines of a worked solution before its final '#### N' line."""
+    body = solution.rsplit("####", 1)[0]
+    return sum(1 for line in body.splitlines() if line.strip())
 
 
 def _answer(value: Any) -> tuple[int | float, str]:
@@ -75,13 +100,19 @@ def extract_answer(response: str) -> int | float | None:
 
 
 def default_verifier() -> dict[str, Any]:
-    return common.verifier_spec(name)
+    return common.answer_verifier(
+        "final_answer_or_last_number",
+        {"kind": "numeric_match", "name": "answer", "params": {"abs_tol": 1e-4}},
+    )
 
 
-def import_gsm8k(path: str | Path) -> list[Task]:
+def import_gsm8k(path: str | Path, template: str | None = None) -> list[Task]:
     """Every problem of a GSM8K JSONL file (``question``, ``answer``) as a task."""
     return [
-        from_record({"prompt": row["question"], "answer": row["answer"], "source_id": f"gsm8k/{i}"})
+        from_record(
+            {"prompt": row["question"], "answer": row["answer"], "source_id": f"gsm8k/{i}"},
+            template=template,
+        )
         for i, row in enumerate(_jsonl(path))
     ]
 

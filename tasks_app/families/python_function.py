@@ -30,7 +30,13 @@ record_fields = [
     "difficulty",
     "source_id",
 ]
+required_fields = ["prompt", "entry_point", "tests"]
 params_schema: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+# Difficulty proxy: the size of the reference solution and of its tests, as non-blank lines
+# of the solution plus a quarter of the test's `assert`s (or the asserts alone, at twice
+# the weight, when a row has no solution). The thresholds cut HumanEval into quintiles.
+SIZE_THRESHOLDS = (3.25, 6.25, 8.75, 12.5)
 
 HUMANEVAL_MAPPING = {
     "prompt": "prompt",
@@ -41,14 +47,45 @@ HUMANEVAL_MAPPING = {
 }
 """Field mapping for HumanEval's columns."""
 
+# Modules a solution has no business importing: they reach the file system, processes or the
+# network. The sandbox enforces its own limits too; this makes it a verdict, before any test runs.
+FORBIDDEN_IMPORTS = (
+    "os",
+    "sys",
+    "subprocess",
+    "socket",
+    "shutil",
+    "ctypes",
+    "multiprocessing",
+    "threading",
+    "signal",
+    "pathlib",
+    "importlib",
+    "http",
+    "urllib",
+    "requests",
+    "pickle",
+    "builtins",
+)
+
 
 def generate(
-    n: int, *, difficulty: int, seed: int, params: Mapping[str, Any] | None = None
+    n: int,
+    *,
+    difficulty: int,
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    template: str | None = None,
 ) -> list[Task]:
     raise common.not_procedural(name)
 
 
-def from_record(record: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Task:
+def from_record(
+    record: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    *,
+    template: str | None = None,
+) -> Task:
     """A row with the function's ``prompt`` (signature + docstring), ``entry_point``, ``tests``."""
     code = common.require_text(record, "prompt")
     entry_point = common.require_text(record, "entry_point").strip()
@@ -62,14 +99,28 @@ def from_record(record: Mapping[str, Any], params: Mapping[str, Any] | None = No
         _check_compiles(hidden, "hidden_tests")
         expected["hidden_tests"] = hidden
     solution = common.optional_text(record, "solution")
+    proxy = common.proxy_level(size_score(solution, tests), SIZE_THRESHOLDS)
     return Task(
         family=name,
-        prompt=prompt_template.format(code=code if code.endswith("\n") else code + "\n"),
+        prompt=common.fill(
+            template or prompt_template, code=code if code.endswith("\n") else code + "\n"
+        ),
         expected=expected,
-        difficulty=common.row_difficulty(record, difficulty_levels, default=1),
+        difficulty=common.row_difficulty(record, difficulty_levels, default=proxy),
         source_id=common.optional_text(record, "source_id"),
-        meta={"solution": solution} if solution else {},
+        meta={
+            **({"solution": solution} if solution else {}),
+            **common.difficulty_meta(record, "solution_and_test_size"),
+        },
     )
+
+
+def size_score(solution: str, tests: str) -> float:
+    """The difficulty proxy's score: bigger solutions with more assertions grade harder."""
+    asserts = tests.count("assert")
+    if not solution.strip():
+        return asserts / 2
+    return sum(1 for line in solution.splitlines() if line.strip()) + asserts / 4
 
 
 def _check_compiles(source: str, field: str) -> None:
@@ -93,13 +144,32 @@ def extract_answer(response: str) -> str | None:
 
 
 def default_verifier() -> dict[str, Any]:
-    return common.verifier_spec(name)
+    return {
+        "extract": "python_block",
+        "layers": [
+            {"kind": "python_ast", "name": "parses"},
+            {
+                "kind": "forbidden",
+                "name": "no_unsafe_imports",
+                # The extracted code, not the prose around it: a reply may explain why it
+                # does not use ``os``.
+                "params": {"imports": list(FORBIDDEN_IMPORTS), "scope": "answer"},
+            },
+            {"kind": "unit_tests", "name": "tests"},
+            {"kind": "hidden_tests", "name": "hidden_tests"},
+        ],
+        # Fraction of tests passed gives partial credit; all of them earn the outcome.
+        "reward": {"weights": {"outcome": 0.7, "process": 0.3}},
+    }
 
 
-def import_humaneval(path: str | Path) -> list[Task]:
+def import_humaneval(path: str | Path, template: str | None = None) -> list[Task]:
     """All problems of HumanEval (``HumanEval.jsonl.gz`` or plain JSONL) with their tests."""
     return [
-        from_record({target: row.get(source) for target, source in HUMANEVAL_MAPPING.items()})
+        from_record(
+            {target: row.get(source) for target, source in HUMANEVAL_MAPPING.items()},
+            template=template,
+        )
         for row in _rows(path)
     ]
 

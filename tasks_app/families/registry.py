@@ -7,8 +7,11 @@ this module never reads settings. Modules are imported lazily, on first use.
 A kind module exposes: ``name``, ``label``, ``description``, ``difficulty_levels``,
 ``prompt_template``, ``params_schema`` (JSON Schema), ``procedural`` and ``importable`` flags,
 ``record_fields`` (import columns it reads), ``generate(n, *, difficulty, seed, params)``,
-``from_record(record, params)``, ``reference_response(task)``, ``extract_answer(response)``
-and ``default_verifier()``. Copy an existing kind to add one.
+``from_record(record, params)`` (both taking ``template=``, a family's own prompt template with
+the placeholders of ``prompt_template``), ``reference_response(task)``, ``extract_answer(response)``
+and ``default_verifier()`` (a fresh verifier spec: what the kind's tasks are judged by when no
+verifier is chosen, defined nowhere else); optionally ``required_fields`` (the record fields a row
+must have; by default all but ``OPTIONAL_FIELDS``). Copy an existing kind to add one.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ BUILTIN_KINDS: dict[str, str] = {
     "math-word": f"{_PKG}.math_word",
     "json-schema": f"{_PKG}.json_schema",
     "sql-query": f"{_PKG}.sql_query",
+    "digit-sort": f"{_PKG}.digit_sort",
 }
 
 REQUIRED_ATTRIBUTES = (
@@ -45,6 +49,10 @@ REQUIRED_ATTRIBUTES = (
     "extract_answer",
     "default_verifier",
 )
+
+
+OPTIONAL_FIELDS = ("difficulty", "source_id")
+"""Record fields every kind reads but no row needs: a level has a default, an id is a label."""
 
 
 class UnknownKind(KeyError):
@@ -68,6 +76,14 @@ def load_kind(name: str, extra: Mapping[str, str] | None = None) -> ModuleType:
     return module
 
 
+def required_fields(module: ModuleType) -> list[str]:
+    """The record fields an imported row must have, in ``record_fields`` order."""
+    declared = getattr(module, "required_fields", None)
+    if declared is not None:
+        return [f for f in module.record_fields if f in declared]
+    return [f for f in module.record_fields if f not in OPTIONAL_FIELDS]
+
+
 def describe_kinds(extra: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """JSON-able summary of every kind, for the family form and the API."""
     return [describe_kind(load_kind(name, extra)) for name in kind_paths(extra)]
@@ -84,4 +100,6 @@ def describe_kind(module: ModuleType) -> dict[str, Any]:
         "procedural": module.procedural,
         "importable": module.importable,
         "record_fields": list(module.record_fields),
+        "required_fields": required_fields(module),
+        "default_verifier": module.default_verifier(),
     }

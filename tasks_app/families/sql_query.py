@@ -1,7 +1,9 @@
 """SQL questions over a generated SQLite database; the query is judged by the rows it returns.
 
-Generation runs our own reference query in an in-memory SQLite database to record
-``expected_rows``; model-written queries are run by the verifier, not here.
+Generation runs the reference query over the task's database to record ``expected_rows``;
+model-written queries are run by the verifier, not here. Imported rows carry a user's schema and
+reference SQL, so both run where the verifier runs them: in a confined child process
+(:mod:`tasks_app.verifiers.sqlbox`), never in the calling one.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from tasks_app.families import common
 from tasks_app.families.base import RowError, Task
+from tasks_app.verifiers import sqlbox
 
 name = "sql-query"
 label = "SQL queries"
@@ -27,7 +30,12 @@ prompt_template = (
 procedural = True
 importable = True
 record_fields = ["schema_sql", "prompt", "reference_sql", "ordered", "difficulty", "source_id"]
+required_fields = ["schema_sql", "prompt", "reference_sql"]
 params_schema: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+QUERY_TIMEOUT_S = 5.0
+"""Building a task's database, then running its reference query: generous for small tables."""
+ROW_LIMIT = 10_000
+"""Rows a reference answer may have: the sql_result layer's default limit."""
 
 _NAMES = ["Ada", "Alan", "Barbara", "Claude", "Dana", "Edsger", "Frances", "Grace", "Hedy"]
 _NAMES += ["Ivan", "John", "Ken", "Leslie", "Margaret", "Niklaus", "Ole", "Peter", "Radia"]
@@ -95,20 +103,25 @@ _QUESTIONS: dict[int, Callable[[random.Random], Question]] = {
 
 
 def generate(
-    n: int, *, difficulty: int, seed: int, params: Mapping[str, Any] | None = None
+    n: int,
+    *,
+    difficulty: int,
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    template: str | None = None,
 ) -> list[Task]:
     common.validate_params(params_schema, params)
     common.check_level(difficulty_levels, difficulty)
     rng = common.seeded_rng(seed, name, difficulty, n)
-    return [_generated(rng, difficulty) for _ in range(n)]
+    return [_generated(rng, difficulty, template) for _ in range(n)]
 
 
-def _generated(rng: random.Random, difficulty: int) -> Task:
+def _generated(rng: random.Random, difficulty: int, template: str | None) -> Task:
     """A database and question whose answer has rows: an empty answer teaches nothing."""
     while True:
         schema_sql = _database(rng, ROWS[difficulty])
         question, reference_sql, ordered = _QUESTIONS[difficulty](rng)
-        task = _task(schema_sql, question, reference_sql, ordered, difficulty, "")
+        task = _task(schema_sql, question, reference_sql, ordered, difficulty, "", None, template)
         if task.expected["expected_rows"]:
             return task
 
@@ -132,15 +145,22 @@ def _database(rng: random.Random, rows: int) -> str:
 
 
 def _task(
-    schema_sql: str, question: str, reference_sql: str, ordered: bool, difficulty: int, source: str
+    schema_sql: str,
+    question: str,
+    reference_sql: str,
+    ordered: bool,
+    difficulty: int,
+    source: str,
+    rows: list[list[Any]] | None = None,
+    template: str | None = None,
 ) -> Task:
     return Task(
         family=name,
-        prompt=prompt_template.format(schema_sql=schema_sql, question=question),
+        prompt=common.fill(template or prompt_template, schema_sql=schema_sql, question=question),
         expected={
             "schema_sql": schema_sql,
             "reference_sql": reference_sql,
-            "expected_rows": run_query(schema_sql, reference_sql),
+            "expected_rows": rows if rows is not None else run_query(schema_sql, reference_sql),
             "ordered": ordered,
         },
         difficulty=difficulty,
@@ -149,30 +169,41 @@ def _task(
 
 
 def run_query(schema_sql: str, query: str) -> list[list[Any]]:
-    """Rows of ``query`` over a fresh in-memory database built from ``schema_sql``."""
-    with sqlite3.connect(":memory:") as conn:
-        conn.executescript(schema_sql)
-        return [list(row) for row in conn.execute(query).fetchall()]
+    """Rows of ``query`` over a fresh in-memory database built from ``schema_sql``.
+
+    Raises sqlbox.SchemaError when the schema does not build, sqlite3.Error when the query
+    fails, and sqlbox.BoxError when the process running them dies.
+    """
+    [outcome] = sqlbox.run(schema_sql, [query], seconds=QUERY_TIMEOUT_S, max_rows=ROW_LIMIT)
+    if outcome.error == "interrupted":  # by the deadline
+        raise sqlite3.OperationalError(f"ran past its time limit ({QUERY_TIMEOUT_S:g} s)")
+    if outcome.rows is None:
+        raise sqlite3.OperationalError(outcome.error)
+    if len(outcome.rows) > ROW_LIMIT:
+        raise sqlite3.OperationalError(f"returns more than {ROW_LIMIT} rows")
+    return [list(row) for row in outcome.rows]
 
 
-def from_record(record: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Task:
+def from_record(
+    record: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    *,
+    template: str | None = None,
+) -> Task:
     """A row with ``schema_sql``, a ``prompt`` question and a ``reference_sql`` that runs."""
     schema_sql = common.require_text(record, "schema_sql")
     question = common.require_text(record, "prompt")
     reference_sql = common.require_text(record, "reference_sql")
     ordered = _flag(record.get("ordered"))
     try:
-        with sqlite3.connect(":memory:") as conn:
-            conn.executescript(schema_sql)
-    except sqlite3.Error as exc:
+        rows = run_query(schema_sql, reference_sql)
+    except sqlbox.SchemaError as exc:
         raise RowError("schema_sql", f"does not run: {exc}") from None
-    try:
-        run_query(schema_sql, reference_sql)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, sqlbox.BoxError) as exc:
         raise RowError("reference_sql", f"does not run: {exc}") from None
     difficulty = common.row_difficulty(record, difficulty_levels, default=1)
     source = common.optional_text(record, "source_id")
-    return _task(schema_sql, question, reference_sql, ordered, difficulty, source)
+    return _task(schema_sql, question, reference_sql, ordered, difficulty, source, rows, template)
 
 
 def _flag(value: Any) -> bool:
@@ -197,4 +228,11 @@ def extract_answer(response: str) -> str | None:
 
 
 def default_verifier() -> dict[str, Any]:
-    return common.verifier_spec(name)
+    return {
+        "extract": "sql_statement",
+        "layers": [
+            {"kind": "sql_parse", "name": "parses"},
+            {"kind": "sql_result", "name": "rows"},
+        ],
+        "reward": {"weights": {"outcome": 1.0}},
+    }

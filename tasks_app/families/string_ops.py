@@ -65,7 +65,12 @@ _OPS: dict[str, Callable[[str, random.Random], tuple[str, str]]] = {
 
 
 def generate(
-    n: int, *, difficulty: int, seed: int, params: Mapping[str, Any] | None = None
+    n: int,
+    *,
+    difficulty: int,
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    template: str | None = None,
 ) -> list[Task]:
     opts = common.validate_params(params_schema, params)
     common.check_level(difficulty_levels, difficulty)
@@ -78,7 +83,7 @@ def generate(
         tasks.append(
             Task(
                 family=name,
-                prompt=prompt_template.format(question=question),
+                prompt=common.fill(template or prompt_template, question=question),
                 expected={"answer": answer},
                 difficulty=difficulty,
                 meta={"op": op},
@@ -87,8 +92,13 @@ def generate(
     return tasks
 
 
-def from_record(record: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Task:
-    return common.exact_answer_record(record, name, difficulty_levels)
+def from_record(
+    record: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    *,
+    template: str | None = None,
+) -> Task:
+    return common.exact_answer_record(record, name, difficulty_levels, template or prompt_template)
 
 
 def reference_response(task: Task) -> str:
@@ -100,4 +110,7 @@ def extract_answer(response: str) -> str | None:
 
 
 def default_verifier() -> dict[str, Any]:
-    return common.verifier_spec(name)
+    return common.answer_verifier(
+        "final_answer_or_last_line",
+        {"kind": "string_match", "name": "answer", "params": {"case_sensitive": True}},
+    )

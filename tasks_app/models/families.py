@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from .base import Immutable, TeamOwned
@@ -24,15 +25,25 @@ class TaskFamily(TeamOwned):
     )
     held_out_fraction = models.FloatField(default=0.1)
     updated_at = models.DateTimeField(auto_now=True)
+    archived_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set when a family that something pins was removed: hidden and read-only.",
+    )
 
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["team", "slug"], name="family_slug_per_team")
+            models.UniqueConstraint(fields=["team", "slug"], name="family_slug_per_team"),
+            models.UniqueConstraint(Lower("name"), "team", name="family_name_per_team"),
         ]
 
     def __str__(self) -> str:
         return f"{self.team_id}/{self.slug}"
+
+    @property
+    def archived(self) -> bool:
+        return self.archived_at is not None
 
     def latest_version(self) -> PoolVersion | None:
         return self.versions.order_by("-number").first()
@@ -79,6 +90,10 @@ class PoolVersion(Immutable):
 
     def __str__(self) -> str:
         return f"{self.family.slug} v{self.number}"
+
+    @property
+    def audit_label(self) -> str:
+        return f"{self.family.name} v{self.number}"
 
 
 class Split(models.TextChoices):
@@ -137,3 +152,8 @@ class PoolJob(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+    @property
+    def audit_label(self) -> str:
+        # The log names a job by the version it works on ("started grading Arithmetic v2").
+        return self.version.audit_label

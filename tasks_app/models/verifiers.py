@@ -47,6 +47,10 @@ class VerifierVersion(Immutable):
             )
         ]
 
+    @property
+    def audit_label(self) -> str:
+        return f"{self.verifier.name} v{self.number}"
+
 
 class LabelledExample(models.Model):
     """A response with a known verdict; the platform reports FP/FN rates of versions on them."""
@@ -64,3 +68,8 @@ class LabelledExample(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+    @property
+    def audit_label(self) -> str:
+        # Examples have no name: the log says whose example it was ("added an example to X").
+        return self.verifier.name

@@ -9,7 +9,8 @@ Minwise Hashing"), so a reported near-duplicate always carries its estimated Jac
 similarity. Rows are decided in input order: the first of a group is kept.
 
 Rows stream in through ``Deduper.add``; texts are dropped after each chunk is hashed, so
-memory is about ``bands * 8 + num_perm`` bytes a row, not the text.
+memory is about ``bands * 8 + num_perm`` bytes a row, not the text. Rows added as ``pinned``
+(the tasks of the version an import adds to) are never removed, only matched against.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def _digest(normalised: str) -> bytes:
 class Removal:
     row: int
     duplicate_of: int
+    """The row kept in its place; a pinned row when negative (an earlier version's task)."""
     kind: Literal["exact", "near"]
     similarity: float
 
@@ -178,8 +180,8 @@ def lsh_params(threshold: float, num_perm: int, recall_weight: float = 0.5) -> t
     lo, hi = np.linspace(0.0, threshold, 401), np.linspace(threshold, 1.0, 401)
     for b in range(1, num_perm + 1):
         for r in range(1, num_perm // b + 1):
-            fp = np.trapezoid(1 - (1 - lo**r) ** b, lo)
-            fn = np.trapezoid((1 - hi**r) ** b, hi)
+            fp = float(np.trapezoid(1 - (1 - lo**r) ** b, lo))
+            fn = float(np.trapezoid((1 - hi**r) ** b, hi))
             err = (1 - recall_weight) * fp + recall_weight * fn
             if err < best_err:
                 best, best_err = (b, r), err
@@ -224,18 +226,25 @@ class Deduper:
         self._exact: dict[bytes, int] = {}
         self._removed: list[Removal] = []
         self._rows = array("q")  # rows that passed the exact stage, in input order
+        self._pinned: set[int] = set()
         self._pending: list[str] = []
         self._keys: list[np.ndarray] = []  # (chunk, bands) uint64 band keys
         self._bbits: list[np.ndarray] = []  # (chunk, num_perm) uint8 signature bytes
         self._total = 0
 
-    def add(self, row: int, text: str) -> None:
-        self._total += 1
+    def add(self, row: int, text: str, *, pinned: bool = False) -> None:
+        """Row ``row``'s text; a ``pinned`` row stays whatever it matches and is not counted."""
         text = normalise(text)
         first = self._exact.setdefault(_digest(text), row)
-        if first != row:
-            self._removed.append(Removal(row, first, "exact", 1.0))
-            return
+        if pinned:
+            self._pinned.add(row)
+            if first != row:  # the same text as an earlier pinned row: that one stands for both
+                return
+        else:
+            self._total += 1
+            if first != row:
+                self._removed.append(Removal(row, first, "exact", 1.0))
+                return
         self._rows.append(row)
         if self.near:
             self._pending.append(text)
@@ -263,7 +272,7 @@ class Deduper:
         rows = np.frombuffer(self._rows, dtype=np.int64) if self._rows else np.zeros(0, int)
         near_removed = self._near_removals(rows) if self.near and len(rows) else []
         removed = sorted(self._removed + near_removed, key=lambda r: r.row)
-        dropped = {r.row for r in near_removed}
+        dropped = {r.row for r in near_removed} | self._pinned
         kept = [int(r) for r in rows if int(r) not in dropped]
         return DedupReport(total=self._total, kept=kept, removed=removed)
 
@@ -276,7 +285,8 @@ class Deduper:
         for i in involved.tolist():
             row_keys = keys[i].tolist()
             candidates = {c for band, k in enumerate(row_keys) for c in buckets[band].get(k, ())}
-            best = self._best_match(i, sorted(candidates), bbits)
+            pinned = int(rows[i]) in self._pinned
+            best = None if pinned else self._best_match(i, sorted(candidates), bbits)
             if best is not None:
                 removals.append(Removal(int(rows[i]), int(rows[best[0]]), "near", best[1]))
                 continue

@@ -1,4 +1,5 @@
-"""Difficulty grading: from a field (labels or numeric bins), from the generator, or measured.
+"""Difficulty grading: from a field (mapped labels or numeric bins), from the generator, or
+measured.
 
 Measured grading takes the pass rate of a chosen model over k samples per task; the model
 call is injected as ``pass_rate_fn`` so this stays pure and the ``cpu`` worker plugs it in.
@@ -14,29 +15,24 @@ from typing import Any
 
 from tasks_app.families.base import RowError, Task
 
-DEFAULT_LABELS: dict[str, int] = {
-    "trivial": 1,
-    "easy": 1,
-    "medium": 2,
-    "intermediate": 2,
-    "hard": 3,
-    "difficult": 3,
-    "very hard": 4,
-    "expert": 5,
-}
-
 
 @dataclass(frozen=True)
 class FieldGrading:
     """How to turn a difficulty column into a level.
 
-    ``labels`` maps text labels (case-insensitive) to levels; ``bins`` are ascending upper
+    ``labels`` maps text labels (case-insensitive) to levels, as the importer chose them: a
+    label has no level of its own ("hard" is 3 on one scale and 5 on another), so a text value
+    without an entry is a row error naming it, never a guess. ``bins`` are ascending upper
     edges for numeric values (a value <= bins[0] is level 1, <= bins[1] level 2, ...; above
     the last edge is level len(bins) + 1). Without bins, numbers must already be levels.
     """
 
-    labels: Mapping[str, int] = dataclasses.field(default_factory=lambda: dict(DEFAULT_LABELS))
+    labels: Mapping[str, int] = dataclasses.field(default_factory=dict)
     bins: Sequence[float] = ()
+
+    def __post_init__(self) -> None:
+        folded = {str(k).strip().casefold(): v for k, v in self.labels.items()}
+        object.__setattr__(self, "labels", folded)
 
     def level(self, value: Any) -> int:
         if isinstance(value, str):
@@ -46,8 +42,7 @@ class FieldGrading:
             try:
                 value = float(text)
             except ValueError:
-                known = ", ".join(sorted(self.labels))
-                raise RowError("difficulty", f"unknown label {value!r} (known: {known})") from None
+                raise RowError("difficulty", self._unmapped(value)) from None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise RowError("difficulty", f"must be a label or a number, got {value!r}")
         if self.bins:
@@ -55,6 +50,28 @@ class FieldGrading:
         if not float(value).is_integer() or value < 1:
             raise RowError("difficulty", f"must be a whole level from 1, got {value!r}")
         return int(value)
+
+    def _unmapped(self, value: str) -> str:
+        mapped = f" (mapped: {', '.join(sorted(self.labels))})" if self.labels else ""
+        return f"label {value!r} has no level; give it one in difficulty_labels{mapped}"
+
+
+def text_labels(values: Iterable[Any]) -> list[str]:
+    """The distinct text values of a difficulty column that are not numbers, in first-seen
+    order: the labels an importer has to give a level."""
+    seen: dict[str, None] = {}
+    for value in values:
+        if isinstance(value, str) and value.strip() and not _is_number(value):
+            seen.setdefault(value.strip(), None)
+    return list(seen)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def grade_record(record: dict[str, Any], grading: FieldGrading | None) -> dict[str, Any]:

@@ -70,7 +70,9 @@ def summarise(
     The version hash covers each task's difficulty too: regrading the same tasks is a new
     version (a curriculum samples by level), while splits still follow the task hash alone.
     """
-    hashes, graded, levels = [], [], Counter()
+    hashes: list[str] = []
+    graded: list[str] = []
+    levels: Counter[int] = Counter()
     for task_hash, difficulty in entries:
         hashes.append(task_hash)
         graded.append(f"{task_hash}:{difficulty}")

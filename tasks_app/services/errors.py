@@ -1,10 +1,13 @@
-"""Turning pure-logic errors into field-named API errors."""
+"""Turning pure-logic errors, and writes that lose a race for a slug, into field-named API errors."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from django.db import IntegrityError, transaction
+from django.db.models import Model, UniqueConstraint
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
 
@@ -17,3 +20,34 @@ def field_errors(
         path = f"{prefix}.{field}" if prefix and field else (prefix or field)
         detail.setdefault(path, []).append(ErrorDetail(reason, code=code))
     return ValidationError(detail)
+
+
+def slug_taken_message(model: type[Model]) -> str:
+    return f"A {model._meta.verbose_name} with this slug already exists in this team."
+
+
+def slug_taken(model: type[Model]) -> ValidationError:
+    """The 400 for a slug another object of the same team already has."""
+    return field_errors([("slug", slug_taken_message(model))], code="unique")
+
+
+@contextmanager
+def slug_conflicts_refused(model: type[Model]) -> Iterator[None]:
+    """Run a write in a savepoint; losing a race for a (team, slug) pair is a 400 on ``slug``.
+
+    The serializers check the slug first; this covers two writers that both passed the check.
+    """
+    names = {
+        c.name
+        for c in model._meta.constraints
+        if isinstance(c, UniqueConstraint) and "slug" in c.fields
+    }
+    try:
+        with transaction.atomic():
+            yield
+    except IntegrityError as exc:
+        text = str(exc)
+        # PostgreSQL names the constraint; SQLite names the table's columns.
+        if not any(name in text for name in names) and f"{model._meta.db_table}.slug" not in text:
+            raise
+        raise slug_taken(model) from exc

@@ -7,72 +7,48 @@ nothing. A version whose content hash equals the latest one's is not minted twic
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 
-from crucible.accounts.models import Team
 from crucible.accounts.services import record
-from crucible.celery_app import app as celery_app
-from tasks_app.families import common as kinds_common
 from tasks_app.families.base import Task
-from tasks_app.families.registry import UnknownKind, load_kind
 from tasks_app.models import PoolJob, PoolTask, PoolVersion, TaskFamily
 from tasks_app.pools import versions
 from tasks_app.pools.dedup import Deduper, DedupReport
-from tasks_app.pools.grading import FieldGrading
 from tasks_app.pools.importers import Limits
-from tasks_app.pools.pipeline import ImportSpec, plan_import
 
+from . import diffs, pool_jobs
 from .errors import field_errors
+from .families import (  # noqa: F401  (create_family: callers make families through either module)
+    checked_params,
+    create_family,
+    ensure_active,
+    extra_kinds,
+    kind_module,
+    template_kwargs,
+)
 
 WRITE_BATCH = 5_000
+NEAR_DUPLICATES_DEFAULT = True
+"""Whether a new version (generated or uploaded) drops near-duplicate prompts when its request
+does not say; the API's defaults and the forms' starting state are this one value."""
 BUNDLED_DATASETS = {
     "humaneval": ("python-function", "humaneval/HumanEval.jsonl.gz"),
     "gsm8k": ("math-word", "gsm8k/test.jsonl"),
 }
 
 
-def extra_kinds() -> dict[str, str]:
-    return dict(getattr(settings, "TASK_FAMILY_KINDS", {}))
-
-
-def kind_module(kind: str) -> ModuleType:
-    try:
-        return load_kind(kind, extra_kinds())
-    except UnknownKind as exc:
-        raise field_errors([("kind", str(exc.args[0]))]) from exc
-
-
-def checked_params(kind: ModuleType, params: dict[str, Any] | None) -> dict[str, Any]:
-    try:
-        return kinds_common.validate_params(kind.params_schema, params)
-    except kinds_common.ParamsInvalid as exc:
-        raise field_errors(exc.errors.items(), prefix="params") from exc
-
-
 def import_limits() -> Limits:
-    return Limits(max_bytes=settings.TASK_IMPORT_MAX_BYTES, max_rows=settings.TASK_IMPORT_MAX_ROWS)
-
-
-@transaction.atomic
-def create_family(user: AbstractBaseUser, team: Team, **fields: Any) -> TaskFamily:
-    kind = kind_module(fields["kind"])
-    fields["params"] = checked_params(kind, fields.get("params"))
-    family = TaskFamily.objects.create(team=team, created_by=user, **fields)
-    record(
-        user,
-        "family.created",
-        family,
-        team=team,
-        changes={"kind": family.kind, "name": family.name},
+    return Limits(
+        max_bytes=settings.TASK_IMPORT_MAX_BYTES,
+        max_rows=settings.TASK_IMPORT_MAX_ROWS,
+        max_decoded_bytes=settings.TASK_IMPORT_MAX_DECODED_BYTES,
     )
-    return family
 
 
 # --- generation -------------------------------------------------------------------------
@@ -89,22 +65,11 @@ def generated_tasks(family: TaskFamily, counts: dict[int, int], seed: int) -> li
             [("counts", f"unknown levels {bad}; the kind has {list(kind.difficulty_levels)}")]
         )
     params = checked_params(kind, family.params)
+    extra = template_kwargs(family)
     tasks: list[Task] = []
     for level, n in sorted(counts.items()):
-        tasks.extend(kind.generate(n, difficulty=level, seed=seed, params=params))
-    return [_with_template(family, kind, task) for task in tasks]
-
-
-def _with_template(family: TaskFamily, kind: ModuleType, task: Task) -> Task:
-    """Tasks keep the kind's prompt unless the family overrides the template."""
-    if not family.prompt_template:
-        return task
-    question = task.meta.get("question", task.prompt)
-    try:
-        prompt = family.prompt_template.format(question=question, **task.meta)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise field_errors([("prompt_template", f"cannot be filled: {exc}")]) from exc
-    return Task(task.family, prompt, task.expected, task.difficulty, task.source_id, task.meta)
+        tasks.extend(kind.generate(n, difficulty=level, seed=seed, params=params, **extra))
+    return tasks
 
 
 def dedup_tasks(tasks: list[Task], *, near: bool) -> tuple[list[Task], DedupReport]:
@@ -128,11 +93,11 @@ def preview(
         "rows_read": len(tasks),
         "dedup": report.to_dict(),
         "version": summary.to_dict(),
-        "samples": [_sample(p) for p in planned[:samples]],
+        "samples": [sample(p) for p in planned[:samples]],
     }
 
 
-def _sample(planned: versions.PlannedTask) -> dict[str, Any]:
+def sample(planned: versions.PlannedTask) -> dict[str, Any]:
     task = planned.task
     return {
         "prompt": task.prompt,
@@ -174,50 +139,6 @@ def version_from_tasks(
 # --- import -----------------------------------------------------------------------------
 
 
-def import_file(
-    user: AbstractBaseUser,
-    family: TaskFamily,
-    path: Path,
-    *,
-    fmt: str | None,
-    mapping: dict[str, str],
-    near: bool = True,
-    note: str = "",
-    filename: str = "",
-    progress: Callable[[int], None] | None = None,
-) -> tuple[PoolVersion, bool]:
-    """Validate, de-duplicate and write an uploaded file as a new version, or reject it whole."""
-    kind = kind_module(family.kind)
-    spec = ImportSpec(
-        kind=family.kind,
-        mapping=mapping,
-        params=checked_params(kind, family.params),
-        fmt=fmt,
-        limits=import_limits(),
-        near_duplicates=near,
-        held_out_fraction=family.held_out_fraction,
-        grading=FieldGrading(),
-        extra_kinds=extra_kinds(),
-    )
-    plan = plan_import(path, spec, progress=progress)  # raises ImportRejected
-    detail = {
-        "filename": filename or path.name,
-        "format": fmt,
-        "mapping": mapping,
-        "rows_read": plan.rows_read,
-    }
-    return write_version(
-        user,
-        family,
-        plan.iter_tasks(),
-        plan.summary,
-        plan.dedup.to_dict(),
-        source=PoolVersion.Source.UPLOAD,
-        detail=detail,
-        note=note,
-    )
-
-
 def import_bundled(
     user: AbstractBaseUser, family: TaskFamily, dataset: str, note: str = ""
 ) -> tuple[PoolVersion, bool]:
@@ -230,11 +151,12 @@ def import_bundled(
         raise field_errors(
             [("dataset", f"{dataset} holds {kind_name} tasks; this family is {family.kind}")]
         )
-    path = Path(settings.SHARED_DATASETS_DIR) / relative
+    path = Path(settings.BUNDLED_DATASETS_DIR) / relative
     if not path.exists():
         raise field_errors([("dataset", f"{dataset} is not installed at {path}")])
     kind = kind_module(kind_name)
-    tasks = kind.import_humaneval(path) if dataset == "humaneval" else kind.import_gsm8k(path)
+    load = kind.import_humaneval if dataset == "humaneval" else kind.import_gsm8k
+    tasks = load(path, template=family.prompt_template or None)
     return version_from_tasks(
         user,
         family,
@@ -298,10 +220,20 @@ def write_version(
     source: str,
     detail: dict[str, Any],
     note: str = "",
+    base: int | None = None,
 ) -> tuple[PoolVersion, bool]:
-    """Write a version and its tasks in one transaction; (existing latest, False) if identical."""
+    """Write a version and its tasks in one transaction; (existing latest, False) if identical.
+
+    ``base`` is the latest version's number (0: none) the tasks were planned against; another
+    latest version by now is a 400, since the plan's counts no longer hold.
+    """
     family = TaskFamily.objects.select_for_update().get(pk=family.pk)
+    ensure_active(family)
     latest = family.latest_version()
+    number = latest.number if latest else 0
+    if base is not None and base != number:
+        why = f"version {number} was frozen meanwhile; try again"
+        raise field_errors([("base", why)], code="stale")
     if latest is not None and latest.content_hash == summary.content_hash:
         return latest, False
     if summary.task_count == 0:
@@ -325,8 +257,7 @@ def write_version(
     histogram = _write_tasks(version, planned)
     version.difficulty_histogram = histogram
     if latest is not None:
-        old = latest.tasks.values_list("content_hash", flat=True).iterator()
-        version.diff = {"against": latest.number, **versions.diff(old, _hashes(version)).to_dict()}
+        version.diff = diffs.version_diff(version, latest)
     version.save(allow_update=True, update_fields=["difficulty_histogram", "diff"])
     record(
         user,
@@ -340,10 +271,6 @@ def write_version(
 
 def _histogram_by_split() -> dict[str, dict[str, int]]:
     return {"train": {}, "held_out": {}}
-
-
-def _hashes(version: PoolVersion) -> Iterator[str]:
-    return version.tasks.values_list("content_hash", flat=True).iterator()
 
 
 TASK_COLUMNS = (
@@ -409,9 +336,6 @@ def _insert_sql() -> str:
 
 # --- measured difficulty ----------------------------------------------------------------
 
-GRADING_TASK = "experiments.tasks.grade_pool_version"
-
-
 @transaction.atomic
 def start_grading(user: AbstractBaseUser, version: PoolVersion, params: dict[str, Any]) -> PoolJob:
     """Queue a job on the ``cpu`` queue that measures each task's pass rate with a model."""
@@ -429,5 +353,5 @@ def start_grading(user: AbstractBaseUser, version: PoolVersion, params: dict[str
         team=version.family.team,
         changes={"version": version.number},
     )
-    transaction.on_commit(lambda: celery_app.send_task(GRADING_TASK, args=[job.pk]))
+    pool_jobs.queue(job)
     return job

@@ -6,13 +6,26 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import QuerySet
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from tasks_app import verifiers as pure
-from tasks_app.models import LabelledExample, Verifier, VerifierVersion
+from tasks_app.families.registry import load_kind
+from tasks_app.models import LabelledExample, PoolTask, Verifier, VerifierVersion
 
 from .errors import field_errors
+from .pools import extra_kinds
+
+MAX_EXAMPLES = 100
+"""Labelled examples per verifier. Evaluating and calibrating judge every one of them in the web
+process, and a sandboxed layer takes about 40 ms an example (up to its timeout)."""
+
+
+def default_spec(family_kind: str) -> dict[str, Any]:
+    """The family kind's default verifier spec, from the kind registry with the deployment's
+    own kinds (``TASK_FAMILY_KINDS``) included; UnknownKind for a kind not registered."""
+    return load_kind(family_kind, extra_kinds()).default_verifier()
 
 
 def checked_spec(spec: Any, *, prefix: str = "spec") -> dict[str, Any]:
@@ -35,7 +48,7 @@ def create_verifier(
     spec: dict[str, Any] | None = None,
 ) -> Verifier:
     if spec is None and family_kind:
-        spec = pure.default_spec(family_kind)
+        spec = default_spec(family_kind)
     canonical = checked_spec(spec) if spec is not None else None
     verifier = Verifier.objects.create(
         team=team,
@@ -102,13 +115,50 @@ def evaluate(version: VerifierVersion) -> dict[str, Any]:
 
 
 def playground(
-    spec: Any, response: str, expected: dict[str, Any], context: dict[str, Any] | None = None
+    teams: QuerySet[Team],
+    response: str,
+    *,
+    spec: Any = None,
+    verifier_version: int | None = None,
+    expected: dict[str, Any] | None = None,
+    task: int | None = None,
+    context: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    return pure.playground(checked_spec(spec), response, expected, context=context)
+    """Judge one response with an inline spec or a saved version, against inline expected
+    data or a pool task's; ids are looked up among ``teams`` (the caller's) only."""
+    if verifier_version is not None:
+        spec = _saved_spec(teams, verifier_version)
+    context = context or {}
+    if task is not None:
+        expected, context = _task_inputs(teams, task, context)
+    return pure.playground(checked_spec(spec), response, expected or {}, context=context)
+
+
+def _saved_spec(teams: QuerySet[Team], version_id: int) -> dict[str, Any]:
+    version = VerifierVersion.objects.filter(pk=version_id, verifier__team__in=teams).first()
+    if version is None:
+        why = f"no verifier version {version_id} in your teams"
+        raise field_errors([("verifier_version", why)])
+    return version.spec
+
+
+def _task_inputs(
+    teams: QuerySet[Team], task_id: int, context: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A pool task's expected data, and its prompt for a model judge unless the context
+    already names one."""
+    task = PoolTask.objects.filter(pk=task_id, version__family__team__in=teams).first()
+    if task is None:
+        raise field_errors([("task", f"no pool task {task_id} in your teams")])
+    return task.expected, {"prompt": task.prompt, **context}
 
 
 @transaction.atomic
 def add_example(user: AbstractBaseUser, verifier: Verifier, **fields: Any) -> LabelledExample:
+    # The lock makes two concurrent adds count each other.
+    if Verifier.objects.select_for_update().get(pk=verifier.pk).examples.count() >= MAX_EXAMPLES:
+        why = f"a verifier holds at most {MAX_EXAMPLES} labelled examples; delete one first"
+        raise field_errors([("examples", why)])
     example = LabelledExample.objects.create(verifier=verifier, **fields)
     record(
         user,
@@ -118,6 +168,32 @@ def add_example(user: AbstractBaseUser, verifier: Verifier, **fields: Any) -> La
         changes={"label": example.label},
     )
     return example
+
+
+@transaction.atomic
+def delete_example(user: AbstractBaseUser, example: LabelledExample) -> None:
+    verifier = example.verifier
+    record(
+        user,
+        "verifier.example_deleted",
+        example,
+        team=verifier.team,
+        changes={"label": example.label, "verifier": verifier.name},
+    )
+    example.delete()
+
+
+@transaction.atomic
+def delete_verifier(user: AbstractBaseUser, verifier: Verifier) -> None:
+    """Delete a verifier with no versions (the view refuses one that has any)."""
+    record(
+        user,
+        "verifier.deleted",
+        verifier,
+        team=verifier.team,
+        changes={"name": verifier.name, "slug": verifier.slug},
+    )
+    verifier.delete()
 
 
 def calibrate(version: VerifierVersion, layer: str | None = None) -> dict[str, Any]:

@@ -27,6 +27,9 @@ from tasks_app.verifiers.extractors import EXTRACTORS
 from tasks_app.verifiers.layers import LAYER_KINDS, layer_class
 
 Spec = dict[str, Any]
+MAX_LAYERS = 32
+"""Layers in one spec. Specs arrive in request bodies and are checked and run in the web
+process, where 20,000 layers took 5 s just to validate."""
 WEIGHT_NAMES = ("outcome", "process", "constraint", "judge")
 _WEIGHT: dict[str, Any] = {"type": "number", "minimum": 0}
 
@@ -95,10 +98,14 @@ def validate_spec(spec: Any) -> list[FieldError]:
     """Every problem with ``spec``; an empty list means it is valid."""
     if not isinstance(spec, dict):
         return [FieldError("spec", "must be an object")]
+    layers = spec.get("layers")
+    if isinstance(layers, list) and len(layers) > MAX_LAYERS:
+        return [FieldError("layers", f"at most {MAX_LAYERS} layers, got {len(layers)}")]
     errors = schema_errors(spec, SPEC_SCHEMA, prefix="")
-    for index, layer in enumerate(spec.get("layers") or []):
+    layers = layers if isinstance(layers, list) else []  # anything else: a schema error above
+    for index, layer in enumerate(layers):
         errors += _layer_errors(index, layer)
-    errors += _name_errors(spec.get("layers") or [])
+    errors += _name_errors(layers)
     errors += _reward_errors(spec.get("reward") or {})
     return errors
 
@@ -110,7 +117,8 @@ def check_spec(spec: Any) -> None:
 
 
 def _layer_errors(index: int, layer: Any) -> list[FieldError]:
-    if not isinstance(layer, dict) or layer.get("kind") not in LAYER_KINDS:
+    kind = layer.get("kind") if isinstance(layer, dict) else None
+    if not isinstance(kind, str) or kind not in LAYER_KINDS:
         return []  # already reported by the spec schema
     params = layer.get("params", {})
     if not isinstance(params, dict):
@@ -187,6 +195,8 @@ def _reason(error: Any) -> str:
         "maximum": f"must be <= {error.validator_value}",
         "minLength": "must not be empty" if error.validator_value == 1 else error.message,
         "minItems": f"needs at least {error.validator_value} item(s)",
+        "maxLength": f"must be at most {error.validator_value} characters",
+        "maxItems": f"must have at most {error.validator_value} items",
     }
     return reasons.get(validator, error.message)
 
@@ -232,7 +242,7 @@ def _free_name(kind: str, taken: set[str]) -> str:
 def _with_defaults(params: dict[str, Any], cls: Any) -> dict[str, Any]:
     properties = cls.params_schema.get("properties", {})
     filled = {k: copy.deepcopy(p["default"]) for k, p in properties.items() if "default" in p}
-    filled.update(copy.deepcopy(params))
+    filled.update(copy.deepcopy(cls.upgrade_params(params)))
     for key, value in filled.items():
         if properties.get(key, {}).get("type") == "number":
             filled[key] = float(value)  # 1 and 1.0 must hash the same

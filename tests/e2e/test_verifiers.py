@@ -3,10 +3,12 @@ against the real sandbox, change the layers into a new version, measure it on la
 
 from __future__ import annotations
 
+import json
 import re
 
 from playwright.sync_api import Page, expect
 
+from tasks_app.services import pools
 from tests.e2e.conftest import screenshot
 
 WRONG_ADD = "```python\ndef add(a, b):\n    return a - b\n```"
@@ -59,10 +61,12 @@ def test_it_builds_runs_versions_and_measures_a_verifier(signed_in_page: Page) -
     expect(layer_row(page, "hidden_tests").get_by_role("img", name="skipped")).to_be_visible()
     full_screenshot(page, "verifier-playground-fail")
 
-    # Builder: a numeric_match layer with a bad tolerance is refused at that param; fixed, it saves.
+    # Builder: a numeric_match layer goes at the end of the semantic stage, before the hidden
+    # tests; with a bad tolerance it is refused at that param; fixed, it saves.
     page.get_by_role("link", name="Builder").click()
     page.get_by_role("button", name="Add numeric_match layer").click()
-    layer = page.get_by_role("listitem", name="Layer 5: numeric_match")
+    layer = page.get_by_role("listitem", name="Layer 4: numeric_match")
+    expect(page.get_by_role("listitem", name="Layer 5: hidden_tests")).to_be_visible()
     layer.get_by_label("abs_tol").fill("-1")
     page.get_by_label("Note for the new version").fill("check the returned number too")
     page.get_by_role("button", name="Save as new version").click()
@@ -115,3 +119,49 @@ def test_it_builds_runs_versions_and_measures_a_verifier(signed_in_page: Page) -
     expect(row).to_contain_text("v2")
     expect(page.get_by_role("region", name="Sandbox")).to_be_visible()
     full_screenshot(page, "verifier-list")
+
+
+def test_it_warns_about_layers_out_of_stage_order(signed_in_page: Page) -> None:
+    page = signed_in_page
+    create_python_verifier(page)
+    page.get_by_role("button", name="Move tests up").click()
+    page.get_by_role("button", name="Move tests up").click()
+    warning = page.get_by_role("status", name="Layer order")
+    expect(warning).to_contain_text(
+        "'parses' (syntax) runs after 'tests' (semantics): it is skipped whenever tests fails"
+    )
+    forbidden = page.get_by_role("listitem", name="Layer 3: no_unsafe_imports")
+    expect(forbidden.get_by_test_id("layer-scope")).to_contain_text("only the extracted answer")
+    full_screenshot(page, "verifier-builder-stage-warning")
+
+
+def test_it_starts_a_verifier_from_a_familys_default_and_runs_it_on_a_pool_task(
+    signed_in_page: Page, e2e_user
+) -> None:
+    page = signed_in_page
+    team = e2e_user.memberships.get().team
+    family = pools.create_family(e2e_user, team, name="Sums", slug="sums", kind="arithmetic")
+    tasks = pools.generated_tasks(family, {1: 5}, seed=0)
+    pools.version_from_tasks(e2e_user, family, tasks, source="generator", detail={}, near=False)
+
+    page.goto(f"/task-families/{family.id}")
+    card = page.get_by_role("region", name="Default verifier")
+    expect(card).to_contain_text("final_answer_or_last_number")
+    expect(card).to_contain_text("numeric_match")
+    full_screenshot(page, "family-default-verifier")
+    card.get_by_role("button", name="Create a verifier from this default").click()
+    expect(page.get_by_role("heading", name="Sums verifier")).to_be_visible()
+    expect(page.get_by_role("listitem", name="Layer 1: answer")).to_be_visible()
+
+    page.get_by_role("link", name="Playground").click()
+    page.get_by_text("Load a real task from a pool version").click()
+    page.get_by_label("Family").select_option(label="Sums (arithmetic)")
+    page.get_by_role("button", name="Random task").click()
+    expect(page.get_by_label("Task prompt")).to_contain_text("Compute")
+    answer = json.loads(page.get_by_label("Expected (JSON object)").input_value())["answer"]
+    page.get_by_label("Response").fill(f"Answer: {answer}")
+    page.get_by_role("radio", name="a saved version").check()
+    expect(page.get_by_label("Version", exact=True)).to_contain_text("v1")
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.get_by_role("region", name="Verdict")).to_contain_text("Passed")
+    full_screenshot(page, "verifier-playground-pool-task")

@@ -1,4 +1,5 @@
-"""``manage.py import_tasks TEAM FAMILY FILE [--map field=column ...]``: a file as a new version."""
+"""``manage.py import_tasks TEAM FAMILY FILE [--map field=column ...] [--label text=level ...]``:
+a file as a new version."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from tqdm import tqdm
 
 from tasks_app.models import TaskFamily
 from tasks_app.pools.importers import ImportRejected
-from tasks_app.services import pools
+from tasks_app.services import uploads
 
 
 def parse_mapping(pairs: list[str]) -> dict[str, str]:
@@ -24,6 +25,16 @@ def parse_mapping(pairs: list[str]) -> dict[str, str]:
             raise CommandError(f"--map expects field=column, got {pair!r}")
         mapping[field] = column
     return mapping
+
+
+def parse_labels(pairs: list[str]) -> dict[str, int]:
+    labels = {}
+    for pair in pairs:
+        label, sep, level = pair.rpartition("=")
+        if not sep or not label or not level.strip().isdigit():
+            raise CommandError(f"--label expects label=level, got {pair!r}")
+        labels[label] = int(level)
+    return labels
 
 
 class Command(BaseCommand):
@@ -41,6 +52,21 @@ class Command(BaseCommand):
             metavar="FIELD=COLUMN",
             help="read the kind's FIELD from COLUMN (repeatable)",
         )
+        parser.add_argument(
+            "--label",
+            action="append",
+            default=[],
+            metavar="LABEL=LEVEL",
+            help="grade a text difficulty LABEL as LEVEL (repeatable); unmapped labels reject "
+            "their rows",
+        )
+        parser.add_argument(
+            "--mode",
+            choices=["append", "replace"],
+            help="add the tasks to the latest version's, or replace them "
+            "(default: append when the family has a version)",
+        )
+        parser.add_argument("--as-is", action="store_true", help="keep prompts as uploaded")
         parser.add_argument("--no-near-duplicates", action="store_true")
         parser.add_argument("--note", default="")
         parser.add_argument("--user", help="recorded as the author (default: none)")
@@ -61,13 +87,18 @@ class Command(BaseCommand):
         )
         bar = tqdm(desc="validating rows", unit=" rows", file=sys.stderr, disable=None)
         try:
-            version, created = pools.import_file(
+            version, created = uploads.import_file(
                 user,
                 family,
                 path,
-                fmt=options["format"],
-                mapping=parse_mapping(options["map"]),
-                near=not options["no_near_duplicates"],
+                uploads.UploadOptions(
+                    fmt=options["format"],
+                    mapping=parse_mapping(options["map"]),
+                    difficulty_labels=parse_labels(options["label"]),
+                    prompt_mode="as_is" if options["as_is"] else "template",
+                    mode=options["mode"],
+                    near_duplicates=not options["no_near_duplicates"],
+                ),
                 note=options["note"],
                 filename=path.name,
                 progress=lambda rows: bar.update(rows - bar.n),
@@ -80,6 +111,12 @@ class Command(BaseCommand):
         finally:
             bar.close()
         verb = "created" if created else "unchanged, latest is"
+        changes = version.source_detail.get("changes", {}) if created else {}
+        if changes:
+            self.stdout.write(
+                f"{changes['mode']}: +{changes['added']} -{changes['removed']} "
+                f"={changes['kept']} against the previous version"
+            )
         self.stdout.write(
             f"{verb} {family.slug} v{version.number}: {version.task_count} tasks "
             f"({version.train_count} train, {version.held_out_count} held out), "

@@ -1,7 +1,13 @@
+import sqlite3
+import time
+
 import pytest
 
 from crucible.accounts.models import AuditEvent
-from tasks_app.models import Verifier, VerifierVersion
+from tasks_app.models import LabelledExample, Verifier, VerifierVersion
+from tasks_app.services import pools
+from tasks_app.verifiers import canonical
+from tests.tasks_app.families import echo_kind
 
 pytestmark = pytest.mark.django_db
 
@@ -213,3 +219,232 @@ def test_it_calibrates_a_model_judge_on_labelled_examples(api, team, judge_model
         f"{url}versions/", {"spec": report["spec"], "note": "calibrated"}, format="json"
     )
     assert saved.status_code == 201
+
+
+def test_it_refuses_a_playground_schema_that_attaches_the_app_database(api, owner, tmp_path):
+    # The embedded default keeps the app in one SQLite file; a copy of its users table stands in.
+    app_db = tmp_path / "db.sqlite3"
+    with sqlite3.connect(app_db) as conn:
+        conn.execute("CREATE TABLE auth_user (username TEXT, is_superuser BOOL)")
+        conn.execute("INSERT INTO auth_user VALUES (?, 0)", [owner.username])
+    hostile = (
+        f"ATTACH DATABASE '{app_db}' AS app;"
+        f"UPDATE app.auth_user SET is_superuser = 1 WHERE username = '{owner.username}';"
+        "CREATE TABLE t (x);"
+    )
+    body = {
+        "spec": {"extract": "full_text", "layers": [{"kind": "sql_parse"}, {"kind": "sql_result"}]},
+        "response": "SELECT x FROM t",
+        "expected": {"schema_sql": hostile, "reference_sql": "SELECT x FROM t"},
+    }
+    response = api.post("/api/v1/verifiers/playground/", body, format="json")
+    assert response.status_code == 200, response.json()
+    verdict = response.json()
+    assert verdict["passed"] is False and verdict["error_type"] == "verifier_error"
+    assert verdict["layers"][1]["detail"].startswith("schema_sql:")
+    with sqlite3.connect(app_db) as conn:
+        assert conn.execute("SELECT is_superuser FROM auth_user").fetchall() == [(0,)]
+    owner.refresh_from_db()
+    assert not owner.is_superuser
+
+
+def test_it_refuses_a_playground_spec_of_more_layers_than_the_cap(api, team):
+    spec = {"extract": "full_text", "layers": [{"kind": "json_parse"}] * 33}
+    body = {"spec": spec, "response": "{}"}
+    response = api.post("/api/v1/verifiers/playground/", body, format="json")
+    assert response.status_code == 400
+    (error,) = response.json()["errors"]
+    assert error["field"] == "spec.layers" and error["message"] == "at most 32 layers, got 33"
+
+
+def test_it_refuses_playground_data_past_the_size_limits(api, team):
+    body = {"spec": NUMERIC, "response": "x" * 200_001, "expected": {"answer": "9" * 1_100_000}}
+    response = api.post("/api/v1/verifiers/playground/", body, format="json")
+    assert response.status_code == 400
+    errors = {e["field"]: e["message"] for e in response.json()["errors"]}
+    assert set(errors) == {"response", "expected"}
+    assert "at most 1048576 bytes" in errors["expected"]
+
+
+def test_it_holds_at_most_a_hundred_labelled_examples_per_verifier(api, team):
+    verifier = Verifier.objects.get(pk=create(api, spec=NUMERIC).json()["id"])
+    LabelledExample.objects.bulk_create(
+        LabelledExample(verifier=verifier, response=f"{n}", expected={"answer": n}, label="good")
+        for n in range(100)
+    )
+    url = f"/api/v1/verifiers/{verifier.pk}/examples/"
+    body = {"response": "It is 18", "expected": {"answer": 18}, "label": "good"}
+    response = api.post(url, body, format="json")
+    assert response.status_code == 400
+    (error,) = response.json()["errors"]
+    assert error["field"] == "examples" and "at most 100" in error["message"]
+    assert verifier.examples.count() == 100
+
+
+def test_it_refuses_a_labelled_example_past_the_size_limits(api, team):
+    verifier_id = create(api, spec=NUMERIC).json()["id"]
+    body = {"response": "x" * 200_001, "expected": {"answer": "9" * 1_100_000}, "label": "bad"}
+    response = api.post(f"/api/v1/verifiers/{verifier_id}/examples/", body, format="json")
+    assert response.status_code == 400
+    assert {e["field"] for e in response.json()["errors"]} == {"response", "expected"}
+    assert LabelledExample.objects.count() == 0
+
+
+def test_it_names_an_uncompilable_pattern_in_a_playground_spec(api, team):
+    body = {
+        "spec": {
+            "extract": "full_text",
+            "layers": [
+                {"kind": "json_parse"},
+                {"kind": "regex", "params": {"pattern": "(?:(?:a{1000}){1000}){10}"}},
+            ],
+        },
+        "response": "{}",
+    }
+    response = api.post("/api/v1/verifiers/playground/", body, format="json")
+    assert response.status_code == 400
+    errors = {e["field"]: e["message"] for e in response.json()["errors"]}
+    assert "repeats too much" in errors["spec.layers[1].params.pattern"], errors
+
+
+def test_it_stops_a_slow_pattern_in_the_playground_with_a_timeout_verdict(api, team):
+    body = {
+        "spec": {
+            "extract": "full_text",
+            "layers": [{"kind": "forbidden", "params": {"patterns": ["(a|aa)+$"]}}],
+        },
+        "response": "a" * 40 + "b",
+    }
+    started = time.monotonic()
+    verdict = api.post("/api/v1/verifiers/playground/", body, format="json").json()
+    assert time.monotonic() - started < 5.0
+    assert verdict["passed"] is False and verdict["error_type"] == "timeout"
+
+
+ECHO_KIND = {"echo": "tests.tasks_app.families.echo_kind"}
+
+
+def test_it_creates_a_verifier_from_the_default_of_a_kind_plugged_in_by_setting(
+    api, team, settings
+):
+    settings.TASK_FAMILY_KINDS = ECHO_KIND
+    response = create(api, family_kind="echo")
+    assert response.status_code == 201, response.json()
+    spec = response.json()["latest_version"]["spec"]
+    assert spec == canonical(echo_kind.default_verifier())
+
+
+def test_it_names_family_kind_when_no_such_kind_is_registered(api, team):
+    response = create(api, family_kind="echo")
+    assert response.status_code == 400
+    (error,) = response.json()["errors"]
+    assert error["field"] == "family_kind" and "unknown family kind 'echo'" in error["message"]
+    assert Verifier.objects.count() == 0
+
+
+OUT_OF_ORDER = {
+    "extract": "full_text",
+    "layers": [
+        {"kind": "json_facts", "name": "facts"},
+        {"kind": "json_parse", "name": "parses"},
+    ],
+}
+
+
+def test_it_warns_when_a_version_runs_a_syntax_layer_after_a_semantic_one(api, team):
+    body = create(api, spec=OUT_OF_ORDER).json()
+    assert body["latest_version"]["warnings"] == [
+        "'parses' (syntax) runs after 'facts' (semantics): it is skipped whenever facts fails"
+    ]
+    in_order = {**OUT_OF_ORDER, "layers": OUT_OF_ORDER["layers"][::-1]}
+    version = api.post(
+        f"/api/v1/verifiers/{body['id']}/versions/", {"spec": in_order}, format="json"
+    ).json()
+    assert version["warnings"] == []
+
+
+@pytest.fixture
+def pool_task(owner, team):
+    family = pools.create_family(owner, team, name="Sums", slug="sums", kind="arithmetic")
+    tasks = pools.generated_tasks(family, {1: 3}, seed=0)
+    version = pools.version_from_tasks(
+        owner, family, tasks, source="generator", detail={}, near=False
+    )[0]
+    return version.tasks.order_by("position").first()
+
+
+ANSWER_SPEC = {
+    "extract": "final_answer_or_last_number",
+    "layers": [{"kind": "numeric_match", "name": "answer"}],
+}
+
+
+def test_it_runs_a_saved_version_on_a_pool_task_in_the_playground(api, team, pool_task):
+    version_id = create(api, spec=ANSWER_SPEC).json()["latest_version"]["id"]
+    answer = pool_task.expected["answer"]
+    body = {"verifier_version": version_id, "task": pool_task.id, "response": f"Answer: {answer}"}
+    verdict = api.post("/api/v1/verifiers/playground/", body, format="json")
+    assert verdict.status_code == 200, verdict.json()
+    assert verdict.json()["passed"] is True
+    wrong = {**body, "response": f"Answer: {int(answer) + 1}"}
+    verdict = api.post("/api/v1/verifiers/playground/", wrong, format="json").json()
+    assert verdict["passed"] is False and verdict["error_type"] == "wrong_answer"
+
+
+def test_it_refuses_another_teams_version_and_task_in_the_playground(
+    api, client_for, team, outsider, pool_task
+):
+    version_id = create(api, spec=ANSWER_SPEC).json()["latest_version"]["id"]
+    other = client_for(outsider)
+    url = "/api/v1/verifiers/playground/"
+    body = {"verifier_version": version_id, "response": "Answer: 1", "expected": {"answer": 1}}
+    response = other.post(url, body, format="json")
+    assert response.status_code == 400
+    (error,) = response.json()["errors"]
+    assert error["field"] == "verifier_version" and "in your teams" in error["message"]
+    body = {"spec": ANSWER_SPEC, "task": pool_task.id, "response": "Answer: 1"}
+    response = other.post(url, body, format="json")
+    assert response.status_code == 400
+    (error,) = response.json()["errors"]
+    assert error["field"] == "task" and "in your teams" in error["message"]
+
+
+def test_it_asks_the_playground_for_one_spec_and_one_source_of_expected_data(api, team, pool_task):
+    url = "/api/v1/verifiers/playground/"
+    neither = api.post(url, {"response": "1"}, format="json")
+    assert [e["field"] for e in neither.json()["errors"]] == ["spec"]
+    version_id = create(api, spec=ANSWER_SPEC).json()["latest_version"]["id"]
+    both = {"spec": ANSWER_SPEC, "verifier_version": version_id, "response": "1"}
+    assert [e["field"] for e in api.post(url, both, format="json").json()["errors"]] == [
+        "verifier_version"
+    ]
+    twice = {"spec": ANSWER_SPEC, "task": pool_task.id, "expected": {}, "response": "1"}
+    assert [e["field"] for e in api.post(url, twice, format="json").json()["errors"]] == ["task"]
+
+
+def test_it_fails_a_refusal_before_the_answer_under_a_forbidden_pattern(api, team):
+    spec = {
+        "extract": "final_answer_or_last_number",
+        "layers": [
+            {"kind": "numeric_match", "name": "answer"},
+            {"kind": "forbidden", "name": "no_refusal", "params": {"patterns": ["(?i)cannot"]}},
+        ],
+        "reward": {"weights": {"outcome": 0.5, "constraint": 0.5}},
+    }
+    body = {
+        "spec": spec,
+        "response": "As an AI I cannot do arithmetic. Answer: 1149",
+        "expected": {"answer": "1149"},
+    }
+    verdict = api.post("/api/v1/verifiers/playground/", body, format="json").json()
+    assert verdict["passed"] is False and verdict["error_type"] == "forbidden"
+    assert verdict["parts"]["constraint"] == 0.0 and verdict["reward"] == 0.5
+    assert verdict["layers"][-1]["detail"] == "forbidden in the response: (?i)cannot"
+
+
+def test_it_says_in_the_catalogue_what_a_forbidden_layer_checks(api):
+    kinds = {k["kind"]: k for k in api.get("/api/v1/verifier-kinds/").json()["layers"]}
+    forbidden = kinds["forbidden"]
+    assert "whole response by default" in forbidden["description"]
+    assert forbidden["params_schema"]["properties"]["scope"]["default"] == "response"
+    assert forbidden["params_schema"]["properties"]["target"]["deprecated"] is True

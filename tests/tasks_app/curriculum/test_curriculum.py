@@ -5,9 +5,11 @@ import statistics
 import pytest
 
 from tasks_app.curriculum import (
+    ConfigError,
     Curriculum,
     CurriculumConfig,
     FamilyCurriculum,
+    PinnedFamily,
     SyntheticLearner,
     TaskPicker,
     shift,
@@ -84,6 +86,29 @@ def test_it_validates_the_config_with_reasons() -> None:
         CurriculumConfig(families=[FamilyCurriculum("x", list(range(1, 31)))], floor=0.05)
 
 
+def test_it_names_the_field_of_each_config_problem() -> None:
+    families = [
+        FamilyCurriculum("a", [1, 2, 3], initial=[0.5, 0.5]),
+        FamilyCurriculum("b", list(range(1, 31)), weight=-1.0),
+    ]
+    with pytest.raises(ConfigError) as raised:
+        CurriculumConfig(families=families, band=(0.8, 0.2), floor=0.05)
+    assert {path for path, _ in raised.value.errors} == {
+        "band",
+        "families[0].initial",
+        "families[1].weight",
+        "floor",
+    }
+
+
+def test_it_takes_a_pinned_familys_levels_from_its_version_unless_chosen() -> None:
+    assert PinnedFamily(7).named("digits", [1, 2, 4]) == FamilyCurriculum("digits", [1, 2, 4])
+    chosen = PinnedFamily(7, weight=2.0, levels=[2, 4], initial=[0.9, 0.1])
+    assert chosen.named("digits", [1, 2, 4]) == FamilyCurriculum(
+        "digits", [2, 4], weight=2.0, initial=[0.9, 0.1]
+    )
+
+
 def test_it_shifts_mass_and_applies_the_floor_idempotently() -> None:
     assert shift([1.0, 0.0, 0.0], 0.5, harder=True) == [0.5, 0.5, 0.0]
     floored = with_floor([1.0, 0.0, 0.0], 0.1)
@@ -100,3 +125,42 @@ def test_it_picks_only_train_tasks_and_falls_back_to_the_nearest_level() -> None
     assert "h3" not in picks
     with pytest.raises(LookupError):
         picker.pick("b", 1, rng)
+
+
+def test_it_shows_a_rolling_rate_that_does_not_collapse_when_the_policy_resets() -> None:
+    # A learner far above the easiest levels: the policy adjusts each time its window fills,
+    # while every batch succeeds about 90% of the time. The rolling rate must stay near that.
+    config = CurriculumConfig(families=[FamilyCurriculum("arith", [1, 2, 3, 4, 5, 6])], window=64)
+    learner = SyntheticLearner(abilities={"arith": 9.0}, learning_rate=0.0)
+    trace = simulate(config, learner, steps=300, batch=48, seed=11)
+    steps = trace["steps"][2:]
+    assert trace["state"]["adjustments"]["arith"] >= 3  # the policy reset its window often
+    assert min(s["success_rate"]["arith"] for s in steps) > 0.6
+    assert min(s["rolling_success"]["arith"] for s in steps) > 0.6
+
+
+def test_it_adjusts_only_on_outcomes_drawn_after_its_last_adjustment() -> None:
+    config = CurriculumConfig(families=[FamilyCurriculum("arith", [1, 2, 3])], window=4)
+    curriculum = Curriculum(config)
+    curriculum.observe_many([("arith", 1, True)] * 4)  # 100% > band: one move harder
+    assert curriculum.adjustments["arith"] == 1
+    curriculum.observe_many([("arith", 2, True)] * 3)  # a fresh window is not full yet
+    assert curriculum.adjustments["arith"] == 1
+    assert curriculum.success_rate("arith") == 1.0  # the shown rate spans the last 4
+    curriculum.observe("arith", 2, True)
+    assert curriculum.adjustments["arith"] == 2
+
+
+def test_it_keeps_the_rolling_rate_exact_as_outcomes_leave_the_window_and_on_resume() -> None:
+    config = CurriculumConfig(families=[FamilyCurriculum("arith", [1, 2])], window=5)
+    curriculum = Curriculum(config)
+    rng = random.Random(3)
+    outcomes = [rng.random() < 0.4 for _ in range(203)]
+    for n, ok in enumerate(outcomes, start=1):
+        curriculum.observe("arith", 1, ok)
+        last = outcomes[max(0, n - 5) : n]
+        assert curriculum.success_rate("arith") == sum(last) / len(last)
+    resumed = Curriculum.from_state_dict(json.loads(json.dumps(curriculum.state_dict())))
+    assert resumed.success_rate("arith") == curriculum.success_rate("arith")
+    resumed.observe("arith", 1, True)
+    assert resumed.success_rate("arith") == (sum(outcomes[-4:]) + 1) / 5

@@ -1,20 +1,16 @@
 """HumanEval and GSM8K import with every reference answer accepted."""
 
-from pathlib import Path
+from collections import Counter
 
 import pytest
 
+from tasks_app.datasets import GSM8K_PATH as GSM8K
+from tasks_app.datasets import HUMANEVAL_PATH as HUMANEVAL
 from tasks_app.families import math_word, python_function
 from tasks_app.families.base import RowError
-
-DATASETS = Path(__file__).resolve().parents[4] / "shared" / "datasets"
-HUMANEVAL = DATASETS / "humaneval" / "HumanEval.jsonl.gz"
-GSM8K = DATASETS / "gsm8k" / "test.jsonl"
-
-needs_data = pytest.mark.skipif(not GSM8K.exists(), reason="shared datasets not present")
+from tasks_app.verifiers import judge
 
 
-@needs_data
 def test_it_imports_all_164_humaneval_problems_with_tests() -> None:
     tasks = python_function.import_humaneval(HUMANEVAL)
     assert len(tasks) == 164
@@ -25,7 +21,6 @@ def test_it_imports_all_164_humaneval_problems_with_tests() -> None:
     assert first.expected["prelude"] in first.prompt
 
 
-@needs_data
 def test_it_gives_humaneval_references_as_one_python_block() -> None:
     for task in python_function.import_humaneval(HUMANEVAL):
         code = python_function.extract_answer(python_function.reference_response(task))
@@ -33,7 +28,6 @@ def test_it_gives_humaneval_references_as_one_python_block() -> None:
         assert f"def {task.expected['entry_point']}" in code
 
 
-@needs_data
 def test_it_extracts_every_gsm8k_reference_answer() -> None:
     tasks = math_word.import_gsm8k(GSM8K)
     assert len(tasks) == 1319
@@ -52,17 +46,7 @@ def test_it_names_the_field_of_a_bad_math_row() -> None:
     assert math_word.from_record({"prompt": "q", "answer": "1,234"}).expected["answer"] == 1234
 
 
-def _judge():
-    verifiers = pytest.importorskip("tasks_app.verifiers")
-    pytest.importorskip("tasks_app.verifiers.defaults")
-    if not hasattr(verifiers, "judge"):
-        pytest.skip("the verifier package does not expose judge yet")
-    return verifiers.judge
-
-
-@needs_data
 def test_it_has_every_gsm8k_reference_accepted_by_the_default_verifier() -> None:
-    judge = _judge()
     spec = math_word.default_verifier()
     for task in math_word.import_gsm8k(GSM8K):
         verdict = judge(spec, math_word.reference_response(task), task.expected)
@@ -71,10 +55,8 @@ def test_it_has_every_gsm8k_reference_accepted_by_the_default_verifier() -> None
     assert not wrong.passed
 
 
-@needs_data
 @pytest.mark.slow
 def test_it_has_every_humaneval_canonical_solution_accepted_by_the_default_verifier() -> None:
-    judge = _judge()
     spec = python_function.default_verifier()
     failures = []
     for task in python_function.import_humaneval(HUMANEVAL):
@@ -82,3 +64,36 @@ def test_it_has_every_humaneval_canonical_solution_accepted_by_the_default_verif
         if not verdict.passed:
             failures.append((task.source_id, verdict.to_dict()["error_type"]))
     assert not failures
+
+
+def test_it_ships_the_datasets_with_their_licences_inside_the_project() -> None:
+    from django.conf import settings
+
+    root = settings.BASE_DIR
+    for path in (HUMANEVAL, GSM8K):
+        assert path.is_relative_to(root / "tasks_app"), path
+        assert path.stat().st_size > 10_000
+        assert "MIT License" in (path.parent / "LICENSE").read_text()
+    assert settings.BUNDLED_DATASETS_DIR == root / "tasks_app" / "datasets"
+
+
+def test_it_grades_gsm8k_by_the_steps_of_its_worked_solutions() -> None:
+    tasks = math_word.import_gsm8k(GSM8K)
+    counts = Counter(t.difficulty for t in tasks)
+    assert sorted(counts) == [1, 2, 3, 4, 5] and min(counts.values()) > 100
+    assert {t.meta["difficulty_source"] for t in tasks} == {"proxy:solution_steps"}
+    two_steps = math_word.from_record({"prompt": "q", "answer": "a\nb\n#### 3"})
+    seven_steps = math_word.from_record({"prompt": "q", "answer": "x\n" * 7 + "#### 3"})
+    assert (two_steps.difficulty, seven_steps.difficulty) == (1, 5)
+
+
+def test_it_grades_humaneval_by_the_size_of_its_solutions_and_tests() -> None:
+    tasks = python_function.import_humaneval(HUMANEVAL)
+    counts = Counter(t.difficulty for t in tasks)
+    assert sorted(counts) == [1, 2, 3, 4, 5] and min(counts.values()) > 20
+    assert {t.meta["difficulty_source"] for t in tasks} == {"proxy:solution_and_test_size"}
+
+
+def test_it_keeps_a_rows_own_difficulty_over_the_proxy() -> None:
+    task = math_word.from_record({"prompt": "q", "answer": "x\n" * 7 + "#### 3", "difficulty": 2})
+    assert task.difficulty == 2 and task.meta["difficulty_source"] == "field"

@@ -3,6 +3,7 @@ reference responses accepted (and wrong ones rejected) by the default verifier."
 
 import json
 import sqlite3
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -11,6 +12,7 @@ from tasks_app.families import arithmetic, json_schema, sql_query, string_ops
 from tasks_app.families.base import RowError
 from tasks_app.families.common import ParamsInvalid
 from tasks_app.families.registry import load_kind
+from tasks_app.verifiers import judge
 
 PROCEDURAL = ["arithmetic", "string-ops", "json-schema", "sql-query"]
 
@@ -84,6 +86,28 @@ def test_it_imports_a_sql_row_and_rejects_one_that_does_not_run() -> None:
         sql_query.run_query(schema, "SELEC")
 
 
+def test_it_refuses_an_imported_sql_row_whose_schema_reaches_for_files(tmp_path: Path) -> None:
+    target = tmp_path / "copy.sqlite3"
+    record = {
+        "schema_sql": f"VACUUM INTO '{target}'; CREATE TABLE t (x);",
+        "prompt": "All x.",
+        "reference_sql": "SELECT x FROM t",
+    }
+    with pytest.raises(RowError) as exc:
+        sql_query.from_record(record)
+    assert exc.value.field == "schema_sql" and not target.exists()
+
+
+def test_it_refuses_an_imported_json_schema_past_the_size_limits() -> None:
+    huge = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(10_000)}}
+    with pytest.raises(RowError) as exc:
+        json_schema.from_record({"schema": huge, "facts": {"p1": "x"}})
+    assert exc.value.field == "schema" and "more than 5,000 values" in str(exc.value)
+    slow = {"properties": {"a": {"pattern": "(?:(?:a{1000}){1000}){10}"}}}
+    with pytest.raises(RowError, match="repeats too much"):
+        json_schema.from_record({"schema": slow, "facts": {"a": "x"}})
+
+
 def test_it_imports_json_schema_rows_given_as_text() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
     task = json_schema.from_record({"schema": json.dumps(schema), "facts": '{"a": 1}'})
@@ -93,17 +117,10 @@ def test_it_imports_json_schema_rows_given_as_text() -> None:
     assert exc.value.field == "schema"
 
 
-def _judge():
-    verifiers = pytest.importorskip("tasks_app.verifiers")
-    pytest.importorskip("tasks_app.verifiers.defaults")
-    if not hasattr(verifiers, "judge"):
-        pytest.skip("the verifier package does not expose judge yet")
-    return verifiers.judge
-
-
-@pytest.mark.parametrize("kind", ["arithmetic", "string-ops", "json-schema", "sql-query"])
+@pytest.mark.parametrize(
+    "kind", ["arithmetic", "string-ops", "json-schema", "sql-query", "digit-sort"]
+)
 def test_it_has_reference_responses_the_default_verifier_accepts(kind: str) -> None:
-    judge = _judge()
     module = load_kind(kind)
     spec = module.default_verifier()
     for level in module.difficulty_levels:
@@ -112,9 +129,10 @@ def test_it_has_reference_responses_the_default_verifier_accepts(kind: str) -> N
             assert verdict.passed, (task.prompt, verdict.to_dict())
 
 
-@pytest.mark.parametrize("kind", ["arithmetic", "string-ops", "json-schema", "sql-query"])
+@pytest.mark.parametrize(
+    "kind", ["arithmetic", "string-ops", "json-schema", "sql-query", "digit-sort"]
+)
 def test_it_has_wrong_responses_the_default_verifier_rejects(kind: str) -> None:
-    judge = _judge()
     module = load_kind(kind)
     spec = module.default_verifier()
     wrong = {
@@ -122,6 +140,7 @@ def test_it_has_wrong_responses_the_default_verifier_rejects(kind: str) -> None:
         "string-ops": "Answer: x",
         "json-schema": '```json\n{"unexpected": true}\n```',
         "sql-query": "```sql\nSELECT 12345\n```",
+        "digit-sort": "Answer: 01",
     }[kind]
     for task in module.generate(3, difficulty=2, seed=6):
         assert not judge(spec, wrong, task.expected).passed

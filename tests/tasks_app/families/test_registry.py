@@ -24,3 +24,13 @@ def test_it_describes_kinds_as_json() -> None:
     kinds = {k["name"]: k for k in describe_kinds()}
     assert kinds["arithmetic"]["procedural"] and not kinds["math-word"]["procedural"]
     assert kinds["sql-query"]["difficulty_levels"] == [1, 2, 3, 4, 5]
+
+
+def test_it_describes_each_kinds_default_verifier_from_its_module() -> None:
+    from tests.tasks_app.families import echo_kind
+
+    extra = {"echo": "tests.tasks_app.families.echo_kind"}
+    kinds = {k["name"]: k for k in describe_kinds(extra)}
+    assert kinds["echo"]["default_verifier"] == echo_kind.default_verifier()
+    python = kinds["python-function"]["default_verifier"]
+    assert [layer["name"] for layer in python["layers"]][:2] == ["parses", "no_unsafe_imports"]

@@ -62,3 +62,20 @@ def test_it_streams_in_chunks_with_the_same_decisions() -> None:
 def test_it_picks_the_same_lsh_bands_as_datasketch() -> None:
     lsh = pytest.importorskip("datasketch").MinHashLSH(threshold=0.8, num_perm=128)
     assert lsh_params(0.8, 128) == (lsh.b, lsh.r)
+
+
+def test_it_matches_new_rows_against_pinned_rows_and_never_removes_those() -> None:
+    rng = random.Random(3)
+    old = [_text(rng) for _ in range(50)]
+    deduper = Deduper()
+    for i, text in enumerate(old + [old[0]]):  # an earlier version may hold near-twins itself
+        deduper.add(-(i + 1), text, pinned=True)
+    new = [_text(rng) for _ in range(20)] + [old[3].upper(), old[4] + " again", old[5]]
+    deduper.add_many(new, start=1)
+    report = deduper.finish()
+    assert report.total == 23 and report.kept == list(range(1, 21))
+    assert [(r.row, r.duplicate_of, r.kind) for r in report.removed] == [
+        (21, -4, "exact"),
+        (22, -5, "near"),
+        (23, -6, "exact"),
+    ]

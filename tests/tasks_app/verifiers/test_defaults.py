@@ -1,15 +1,16 @@
-"""Each family kind's default verifier accepts a reference response and rejects wrong ones."""
+"""Each family kind's default verifier (its module's ``default_verifier()``, found through the
+kind registry) accepts a reference response and rejects wrong ones."""
 
 import gzip
 import json
 
 import pytest
 
+from tasks_app.datasets import HUMANEVAL_PATH
+from tasks_app.families.registry import BUILTIN_KINDS, load_kind
 from tasks_app.verifiers.base import ErrorType
-from tasks_app.verifiers.defaults import DEFAULT_SPECS, default_spec
 from tasks_app.verifiers.runner import judge
 from tasks_app.verifiers.spec import validate_spec
-from tests.conftest import HUMANEVAL_PATH
 
 SQL_TASK = {
     "schema_sql": "CREATE TABLE orders (id INTEGER, customer TEXT, total REAL);"
@@ -24,6 +25,12 @@ JSON_TASK = {
     },
     "facts": {"city": "Lyon", "population": 522969},
 }
+
+
+def default_spec(kind: str) -> dict:
+    return load_kind(kind).default_verifier()
+
+
 # kind -> (expected, reference response, [(wrong response, error type)])
 CASES = {
     "arithmetic": (
@@ -63,10 +70,24 @@ CASES = {
 
 
 def test_it_has_a_valid_default_for_every_family_kind() -> None:
-    assert set(DEFAULT_SPECS) == {*CASES, "python-function"}
-    for kind in DEFAULT_SPECS:
+    assert {*CASES, "python-function"} <= set(BUILTIN_KINDS)
+    for kind in BUILTIN_KINDS:
         assert validate_spec(default_spec(kind)) == [], kind
+
+
+def test_it_hands_out_a_fresh_default_each_time() -> None:
+    spec = default_spec("python-function")
+    spec["layers"][1]["params"]["imports"].append("math")
+    assert "math" not in default_spec("python-function")["layers"][1]["params"]["imports"]
     assert default_spec("arithmetic") is not default_spec("arithmetic")
+
+
+def test_it_has_no_second_registry_of_defaults_in_the_verifier_package() -> None:
+    import tasks_app.verifiers as verifiers
+
+    assert not hasattr(verifiers, "default_spec")
+    with pytest.raises(ImportError):
+        __import__("tasks_app.verifiers.defaults")
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
@@ -87,6 +108,16 @@ def test_it_forbids_unsafe_imports_in_python_before_running_anything() -> None:
     assert [r.skipped for r in verdict.layers[-2:]] == [True, True]
 
 
+def test_it_checks_python_imports_in_the_code_not_in_the_prose_around_it() -> None:
+    layer = default_spec("python-function")["layers"][1]
+    assert (layer["kind"], layer["params"]["scope"]) == ("forbidden", "answer")
+    reply = "import os is not needed here:\n```python\ndef f():\n    return 1\n```"
+    verdict = judge({**default_spec("python-function"), "layers": [layer]}, reply, {})
+    assert verdict.passed, verdict.to_dict()
+    whole = {**layer, "params": {**layer["params"], "scope": "response"}}
+    assert not judge({**default_spec("python-function"), "layers": [whole]}, reply, {}).passed
+
+
 def _humaneval(index: int) -> dict:
     path = HUMANEVAL_PATH
     with gzip.open(path, "rt") as lines:
@@ -94,9 +125,6 @@ def _humaneval(index: int) -> dict:
 
 
 def test_it_accepts_a_humaneval_reference_and_rejects_a_wrong_body() -> None:
-    sandbox = pytest.importorskip("tasks_app.sandbox")
-    if not hasattr(sandbox, "check_function"):
-        pytest.skip("the sandbox has no check_function yet")
     item = _humaneval(2)  # truncate_number
     expected = {"entry_point": item["entry_point"], "tests": item["test"]}
     good = f"```python\n{item['prompt']}{item['canonical_solution']}```"

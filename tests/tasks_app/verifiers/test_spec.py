@@ -1,6 +1,13 @@
 import pytest
 
-from tasks_app.verifiers.spec import SpecError, canonical, check_spec, spec_hash, validate_spec
+from tasks_app.verifiers.spec import (
+    FieldError,
+    SpecError,
+    canonical,
+    check_spec,
+    spec_hash,
+    validate_spec,
+)
 
 SPEC = {
     "extract": "final_answer_or_last_number",
@@ -10,6 +17,9 @@ SPEC = {
     ],
     "reward": {"weights": {"outcome": 1, "process": 0}, "failure_reward": -1},
 }
+
+
+HUGE_SCHEMA = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(10_000)}}
 
 
 def _reasons(spec: object) -> dict[str, str]:
@@ -68,6 +78,31 @@ def test_it_names_the_field_of_a_bad_param() -> None:
             },
             "layers[0].params.prompt_template",
             "unknown",
+        ),
+        (
+            {"layers": [{"kind": "regex", "params": {"pattern": "(?:(?:a{1000}){1000}){10}"}}]},
+            "layers[0].params.pattern",
+            "repeats too much",
+        ),
+        (
+            {"layers": [{"kind": "regex", "params": {"pattern": "a" * 1001}}]},
+            "layers[0].params.pattern",
+            "at most 1000 characters",
+        ),
+        (
+            {"layers": [{"kind": "json_schema", "params": {"schema": {"pattern": "(?P<"}}}]},
+            "layers[0].params.schema",
+            "not a valid regular expression",
+        ),
+        (
+            {"layers": [{"kind": "json_schema", "params": {"schema": HUGE_SCHEMA}}]},
+            "layers[0].params.schema",
+            "more than 5,000 values",
+        ),
+        (
+            {"layers": [{"kind": "json_schema", "params": {"schema": {"$ref": "file:///x"}}}]},
+            "layers[0].params.schema",
+            "must point inside the schema",
         ),
         ({"reward": {"weights": {"outcome": 0}}}, "reward.weights", "positive"),
         ({"reward": {"weights": {"style": 1}}}, "reward.weights.style", "not a known field"),
@@ -139,3 +174,46 @@ def test_it_hashes_equal_meanings_equally() -> None:
     assert spec_hash(reordered) == spec_hash(SPEC) == spec_hash(canonical(SPEC))
     changed = {**SPEC, "reward": {"weights": {"outcome": 1}, "failure_reward": 0}}
     assert spec_hash(changed) != spec_hash(SPEC)
+
+
+def test_it_refuses_more_layers_than_the_cap_with_one_error_before_checking_them() -> None:
+    # 100,000 same-named layers: checked one by one, the duplicate names alone are quadratic.
+    layers = [{"kind": "json_parse", "name": "same"}] * 100_000
+    errors = validate_spec({"extract": "full_text", "layers": layers})
+    assert [(e.field, e.reason) for e in errors] == [("layers", "at most 32 layers, got 100000")]
+    assert validate_spec({"extract": "full_text", "layers": [{"kind": "json_parse"}] * 32}) == []
+
+
+def test_it_writes_a_forbidden_layers_old_target_as_scope() -> None:
+    old = {
+        "extract": "full_text",
+        "layers": [{"kind": "forbidden", "params": {"target": "extracted"}}],
+    }
+    new = {
+        "extract": "full_text",
+        "layers": [{"kind": "forbidden", "params": {"scope": "answer"}}],
+    }
+    assert canonical(old) == canonical(new)
+    assert canonical(old)["layers"][0]["params"] == {"scope": "answer"}
+    both = {"kind": "forbidden", "params": {"target": "extracted", "scope": "answer"}}
+    assert validate_spec({"extract": "full_text", "layers": [both]}) == [
+        FieldError("layers[0].params.target", "is the old name of scope; give only scope")
+    ]
+
+
+def test_it_checks_the_whole_response_unless_a_forbidden_layer_says_otherwise() -> None:
+    spec = {"extract": "full_text", "layers": [{"kind": "forbidden"}]}
+    assert canonical(spec)["layers"][0]["params"] == {"scope": "response"}
+
+
+def test_it_reports_layers_that_are_not_a_list_instead_of_failing() -> None:
+    for layers in (True, 3, "parses", {"kind": "regex"}):
+        assert _reasons({"extract": "full_text", "layers": layers}) == {
+            "layers": "must be an array"
+        }, layers
+
+
+def test_it_reports_a_layer_kind_that_is_not_a_string_instead_of_failing() -> None:
+    for kind in ({}, [], 1):
+        reasons = _reasons({"extract": "full_text", "layers": [{"kind": kind}]})
+        assert set(reasons) == {"layers[0].kind"}, kind

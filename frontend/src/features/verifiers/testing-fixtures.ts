@@ -1,6 +1,9 @@
 // Canned API replies shared by this feature's tests.
 import type { Example } from "./api/get-examples";
-import type { Verifier } from "./api/get-verifiers";
+import type { PoolFamily } from "./api/get-pool-families";
+import type { PoolTask } from "./api/get-pool-tasks";
+import type { PoolVersion } from "./api/get-pool-versions";
+import type { Verifier, VerifierVersion } from "./api/get-verifiers";
 import type { Calibration, Evaluation, SandboxStatus, Verdict, VerifierKinds } from "./types";
 
 export const KINDS: VerifierKinds = {
@@ -42,13 +45,15 @@ export const KINDS: VerifierKinds = {
     {
       kind: "forbidden",
       stage: "constraint",
-      description: "No forbidden pattern or import.",
+      description: "No forbidden pattern or import; checks the whole response unless scope is answer.",
       biased: false,
       params_schema: {
         type: "object",
         properties: {
+          patterns: { type: "array", items: { type: "string" } },
           imports: { type: "array", items: { type: "string" } },
-          target: { enum: ["response", "extracted"], default: "extracted" },
+          scope: { enum: ["response", "answer"], default: "response" },
+          target: { enum: ["response", "extracted"], deprecated: true },
         },
       },
     },
@@ -97,8 +102,9 @@ export function versionOf(number: number, spec: unknown = SPEC_V1, note = "initi
     id: number,
     verifier: 1,
     number,
-    spec,
+    spec: spec as VerifierVersion["spec"],
     spec_hash: `${number}`.repeat(64).slice(0, 64),
+    warnings: [] as string[],
     note,
     created_by: "ada",
     created_at: "2026-01-02T10:00:00Z",
@@ -142,6 +148,7 @@ export const EXAMPLES: Example[] = [
 
 export const EVALUATION: Evaluation = {
   examples: 4,
+  total: 4,
   good: 2,
   bad: 2,
   true_positives: 2,
@@ -164,6 +171,11 @@ export const SPEC_JUDGE = { ...SPEC_V1, layers: [...SPEC_V1.layers, JUDGE] };
 export const CALIBRATION: Calibration = {
   layer: "judge",
   threshold: 0.615,
+  total: 4,
+  good: 2,
+  bad: 2,
+  true_positives: 2,
+  true_negatives: 1,
   false_positives: 1,
   false_negatives: 0,
   false_positive_rate: 0.5,
@@ -182,3 +194,38 @@ export const CALIBRATION: Calibration = {
   version: 1,
   examples: 4,
 };
+
+// A team's pool, for loading a real task into the playground.
+export const POOL_FAMILY = {
+  id: 7,
+  team: "core",
+  name: "HumanEval",
+  kind: "python-function",
+  version_count: 1,
+} as PoolFamily;
+
+export const POOL_VERSION = {
+  id: 70,
+  family: 7,
+  family_slug: "humaneval",
+  number: 3,
+  task_count: 3,
+  train_count: 2,
+  held_out_count: 1,
+} as PoolVersion;
+
+function poolTask(position: number, entryPoint: string): PoolTask {
+  return {
+    id: 700 + position,
+    position,
+    content_hash: `${position}`.repeat(64),
+    prompt: `Complete the function ${entryPoint}.`,
+    expected: { entry_point: entryPoint, tests: `def check(candidate):\n    assert candidate(1) == ${position}\n` },
+    difficulty: position + 1,
+    split: "train",
+    source_id: `HumanEval/${position}`,
+    meta: {},
+  };
+}
+
+export const POOL_TASKS: PoolTask[] = [poolTask(0, "first"), poolTask(1, "second"), poolTask(2, "third")];

@@ -1,31 +1,8 @@
-// Shapes the verifier endpoints return that the OpenAPI schema leaves untyped
-// (the spec is free-form JSON there; kinds, sandbox, verdicts and evaluations have no schema).
+// The verifier endpoints' shapes, as the OpenAPI schema (generated from the API) defines them.
+import type { components } from "@/api/schema";
 
-export type Stage = "syntax" | "semantic" | "boundary" | "constraint" | "judge";
-
-export const STAGES: Stage[] = ["syntax", "semantic", "boundary", "constraint", "judge"];
-
-export type LayerSpec = {
-  kind: string;
-  name: string;
-  params: Record<string, unknown>;
-  continue_on_fail: boolean;
-};
-
-export type RewardPart = "outcome" | "process" | "constraint" | "judge";
-
-export const REWARD_PARTS: RewardPart[] = ["outcome", "process", "constraint", "judge"];
-
-export type RewardSpec = {
-  weights: Partial<Record<RewardPart, number>>;
-  failure_reward: number;
-};
-
-export type Spec = {
-  extract: string;
-  layers: LayerSpec[];
-  reward: RewardSpec;
-};
+type Schemas = components["schemas"];
+type SpecInput = Schemas["VerifierSpec"];
 
 /** A subset of JSON Schema: what layer kinds use to describe their params. */
 export type JsonSchema = {
@@ -39,102 +16,49 @@ export type JsonSchema = {
   minimum?: number;
   maximum?: number;
   minLength?: number;
+  /** An old name the server still accepts in stored specs; the form shows it only when set. */
+  deprecated?: boolean;
 };
 
-export type LayerKind = {
-  kind: string;
-  stage: Stage;
-  description: string;
-  biased: boolean;
-  params_schema: JsonSchema;
-};
+/** A layer kind of the builder's catalogue; its params schema is a JSON Schema (the API types it as any object). */
+export type LayerKind = Omit<Schemas["LayerKind"], "params_schema"> & { params_schema: JsonSchema };
 
-export type Extractor = { name: string; description: string };
+export type Stage = LayerKind["stage"];
 
-export type VerifierKinds = { layers: LayerKind[]; extractors: Extractor[] };
+export const STAGES: Stage[] = ["syntax", "semantic", "boundary", "constraint", "judge"];
 
-export type SandboxStatus = {
-  namespaces: Record<string, boolean>;
-  readonly_root: boolean;
-  seccomp: boolean;
-  cgroups: boolean;
-  cgroup_controllers: string[];
-  uid: number | null;
-  rlimits: boolean;
-  empty_env: boolean;
-  prefork: boolean;
-  warnings: string[];
-};
+export type Extractor = Schemas["Extractor"];
 
-export type LayerVerdict = {
-  name: string;
-  kind: string;
-  stage: Stage;
-  passed: boolean;
-  score: number;
-  error_type: string;
-  detail: string;
-  seconds: number;
-  skipped: boolean;
-  biased: boolean;
-  info: Record<string, unknown>;
-};
+export type VerifierKinds = Omit<Schemas["VerifierCatalogue"], "layers"> & { layers: LayerKind[] };
 
-export type Verdict = {
-  passed: boolean;
-  reward: number;
-  parts: Partial<Record<RewardPart, number>>;
-  error_type: string;
-  extracted: string | null;
-  layers: LayerVerdict[];
-  seconds: number;
-  spec_hash: string;
-};
+/**
+ * A spec in its canonical form, every default filled in, as a saved version holds it and the builder
+ * edits it: the API's spec with nothing left out, and a kind and an extractor named by the catalogue.
+ */
+export type LayerSpec = Required<Omit<SpecInput["layers"][number], "kind">> & { kind: string };
 
-export type Misjudged = {
-  index: number;
-  example_id: number;
-  label: "good" | "bad";
-  passed: boolean;
-  reward: number;
-  error_type: string;
-  layer: string | null;
-  detail: string;
-};
+export type RewardSpec = Required<NonNullable<SpecInput["reward"]>>;
 
-export type Evaluation = {
-  examples: number;
-  good: number;
-  bad: number;
-  true_positives: number;
-  true_negatives: number;
-  false_positives: number;
-  false_negatives: number;
-  false_positive_rate: number | null;
-  false_negative_rate: number | null;
-  accuracy: number | null;
-  error_types: Record<string, number>;
-  misjudged: Misjudged[];
-  spec_hash: string;
-  version: number;
-};
+export type RewardPart = keyof RewardSpec["weights"];
 
-export type FamilyKind = { name: string; label: string; description: string };
+export const REWARD_PARTS: RewardPart[] = ["outcome", "process", "constraint", "judge"];
+
+export type Spec = { extract: string; layers: LayerSpec[]; reward: RewardSpec };
+
+export type SandboxStatus = Schemas["SandboxStatus"];
+
+export type LayerVerdict = Schemas["LayerVerdict"];
+
+export type Verdict = Schemas["Verdict"];
+
+export type Misjudged = Schemas["Misjudged"];
+
+export type Evaluation = Schemas["Evaluation"];
+
+export type FamilyKind = Pick<Schemas["FamilyKind"], "name" | "label" | "description">;
 
 /** One labelled example's P(yes) from the model judge alone, in example order. */
-export type JudgeScore = { index: number; label: "good" | "bad"; p_yes: number };
+export type JudgeScore = Schemas["JudgeScore"];
 
-/** The model judge's best yes-threshold on the labelled examples; `spec` carries it. */
-export type Calibration = {
-  layer: string;
-  threshold: number;
-  false_positives: number;
-  false_negatives: number;
-  false_positive_rate: number | null;
-  false_negative_rate: number | null;
-  accuracy: number | null;
-  scores: JudgeScore[];
-  spec: Spec;
-  version: number;
-  examples: number;
-};
+/** The model judge's best yes-threshold on the labelled examples; `spec` (canonical) carries it. */
+export type Calibration = Omit<Schemas["Calibration"], "spec"> & { spec: Spec };

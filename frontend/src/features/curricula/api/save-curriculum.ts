@@ -2,9 +2,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 
 import { api } from "@/lib/api-client";
 
-import type { Curriculum, CurriculumConfig } from "./types";
+import type { Curriculum, CurriculumConfigInput } from "./types";
 
-export type CurriculumInput = { name: string; description: string; config: CurriculumConfig };
+export type CurriculumInput = { name: string; description: string; config: CurriculumConfigInput };
 
 /** Creates a curriculum (no id) or updates one, which bumps its revision. */
 export function saveCurriculum(id: number | null, input: CurriculumInput, team?: string): Promise<Curriculum> {

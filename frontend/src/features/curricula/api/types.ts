@@ -1,53 +1,22 @@
-// The curriculum config and the preview trace, which the OpenAPI schema leaves as free JSON.
+// The curricula endpoints' shapes, as the OpenAPI schema (generated from the API) defines them.
 import type { components } from "@/api/schema";
 
-export type PoolVersion = components["schemas"]["PoolVersion"];
+type Schemas = components["schemas"];
 
-export type FamilyEntry = {
-  /** A pool version id. */
-  version: number;
-  weight?: number;
-  /** Train levels to sample; all the version's train levels when absent. */
-  levels?: number[];
-  /** Starting probability per level, in the order of `levels`. */
-  initial?: number[];
-};
-
-export type CurriculumConfig = {
-  families: FamilyEntry[];
-  band?: [number, number];
-  floor?: number;
-  window?: number;
-  step?: number;
-  dynamic?: boolean;
-};
-
-export type Curriculum = Omit<components["schemas"]["Curriculum"], "config"> & { config: CurriculumConfig };
-
-export type Learner = { ability: number; slope: number; learning_rate: number };
-
-export type PreviewInput = { config: CurriculumConfig; steps: number; batch: number; seed: number; learner: Learner };
-
-export type TraceStep = {
-  step: number;
-  distribution: Record<string, number[]>;
-  success_rate: Record<string, number>;
-  rolling_success: Record<string, number | null>;
-  ability: Record<string, number>;
-};
-
-export type PreviewTrace = {
-  band: [number, number];
-  floor: number;
-  levels: Record<string, number[]>;
-  steps: TraceStep[];
-  in_band: Record<string, number>;
-};
+export type PoolVersion = Schemas["PoolVersion"];
+export type Curriculum = Schemas["Curriculum"];
+/** A saved config, as the API answers it. */
+export type CurriculumConfig = Schemas["CurriculumConfig"];
+/** A config as the API takes it: what the editor sends. */
+export type CurriculumConfigInput = Schemas["CurriculumConfigRequest"];
+export type FamilyEntryInput = Schemas["FamilyEntryRequest"];
+export type Learner = Schemas["LearnerRequest"];
+export type PreviewInput = Schemas["PreviewRequest"];
+export type PreviewTrace = Schemas["PreviewTrace"];
 
 /** The levels a version has train tasks at, ascending. */
 export function trainLevels(version: PoolVersion): number[] {
-  const histogram = (version.difficulty_histogram ?? {}) as { train?: Record<string, number> };
-  return Object.entries(histogram.train ?? {})
+  return Object.entries(version.difficulty_histogram.train)
     .filter(([, count]) => count > 0)
     .map(([level]) => Number(level))
     .sort((a, b) => a - b);

@@ -1,5 +1,39 @@
-// The editor's form state for a curriculum config, and the conversions to and from the API's JSON.
-import type { CurriculumConfig, FamilyEntry } from "../api/types";
+// The editor's form state for a curriculum config, and the conversions to and from the API's JSON,
+// whose fields the generated types define (the compiler checks below that the form has them all).
+import type { CurriculumConfig, CurriculumConfigInput, FamilyEntryInput } from "../api/types";
+
+type Policy = Omit<CurriculumConfigInput, "families">;
+
+/** What the API stores for a knob a config leaves out (its schema documents the same defaults). */
+export const POLICY_DEFAULTS: Required<Omit<Policy, "band">> & { band: [number, number] } = {
+  band: [0.3, 0.7],
+  floor: 0.05,
+  window: 64,
+  step: 0.2,
+  dynamic: true,
+};
+
+const POLICY_FIELDS = ["band", "floor", "window", "step", "dynamic"] as const satisfies readonly (keyof Policy)[];
+const FAMILY_FIELDS = ["version", "weight", "levels", "initial"] as const satisfies readonly (keyof FamilyEntryInput)[];
+// A field the API adds to the config fails to compile here until the form has a place for it.
+type Unplaced<T, Placed extends readonly unknown[]> = Exclude<keyof T, Placed[number]>;
+const everyFieldPlaced: [Unplaced<Policy, typeof POLICY_FIELDS>, Unplaced<FamilyEntryInput, typeof FAMILY_FIELDS>] extends [never, never]
+  ? true
+  : never = true;
+void everyFieldPlaced;
+
+const SHOWN_PATHS = new Set<string>([
+  "config.families",
+  "config.families[]",
+  ...FAMILY_FIELDS.map((field) => `config.families[].${field}`),
+  ...POLICY_FIELDS.map((field) => `config.${field}`),
+  "config.band[]",
+]);
+
+/** Whether the form shows an error on this field path (`config.families[2].weight`) by its field. */
+export function shownConfigField(path: string): boolean {
+  return SHOWN_PATHS.has(path.replace(/\[\d+\]/g, "[]"));
+}
 
 export type EntryState = {
   key: number;
@@ -27,8 +61,14 @@ export function newEntry(version: number | null): EntryState {
   return { key: nextKey++, version, weight: "1", levels: null, initial: null };
 }
 
+/** A config's band as [low, high] (the schema's list of two; the default where a config has none). */
+export function bandOf(config: Pick<CurriculumConfig, "band"> | undefined): [number, number] {
+  const [low, high] = POLICY_DEFAULTS.band;
+  return [config?.band?.[0] ?? low, config?.band?.[1] ?? high];
+}
+
 export function stateFromConfig(config: CurriculumConfig | undefined): ConfigState {
-  const band = config?.band ?? [0.3, 0.7];
+  const [low, high] = bandOf(config);
   return {
     families: (config?.families ?? []).map((f) => ({
       key: nextKey++,
@@ -37,12 +77,12 @@ export function stateFromConfig(config: CurriculumConfig | undefined): ConfigSta
       levels: f.levels ?? null,
       initial: f.initial ? f.initial.map(String) : null,
     })),
-    bandLow: String(band[0]),
-    bandHigh: String(band[1]),
-    floor: String(config?.floor ?? 0.05),
-    window: String(config?.window ?? 64),
-    step: String(config?.step ?? 0.2),
-    dynamic: config?.dynamic ?? true,
+    bandLow: String(low),
+    bandHigh: String(high),
+    floor: String(config?.floor ?? POLICY_DEFAULTS.floor),
+    window: String(config?.window ?? POLICY_DEFAULTS.window),
+    step: String(config?.step ?? POLICY_DEFAULTS.step),
+    dynamic: config?.dynamic ?? POLICY_DEFAULTS.dynamic,
   };
 }
 
@@ -51,23 +91,23 @@ function num(text: string): number {
 }
 
 /** Numbers as typed (a blank is sent as null so the server names the field). */
-function value(text: string): number | null {
+function value(text: string): number {
   const n = num(text);
-  return Number.isNaN(n) ? null : n;
+  return (Number.isNaN(n) ? null : n) as number;
 }
 
-export function configFromState(state: ConfigState): CurriculumConfig {
+export function configFromState(state: ConfigState): CurriculumConfigInput {
   return {
     families: state.families.map((f) => {
-      const entry: FamilyEntry = { version: f.version ?? 0, weight: value(f.weight) as number };
+      const entry: FamilyEntryInput = { version: f.version ?? 0, weight: value(f.weight) };
       if (f.levels) entry.levels = f.levels;
-      if (f.initial) entry.initial = f.initial.map((v) => value(v) as number);
+      if (f.initial) entry.initial = f.initial.map(value);
       return entry;
     }),
-    band: [value(state.bandLow) as number, value(state.bandHigh) as number],
-    floor: value(state.floor) as number,
-    window: value(state.window) as number,
-    step: value(state.step) as number,
+    band: [value(state.bandLow), value(state.bandHigh)],
+    floor: value(state.floor),
+    window: value(state.window),
+    step: value(state.step),
     dynamic: state.dynamic,
   };
 }

@@ -152,6 +152,12 @@ function FamilyRow({
           Remove
         </button>
       </div>
+      {version && available.length === 1 && (
+        <div className="alert alert-warning" role="status">
+          Every train task of this version is at level {available[0]}, so the curriculum has nothing to move between. Grade the
+          version first (Measure difficulty on its family page), or import a difficulty column.
+        </div>
+      )}
       {chosen.length > 0 && (
         <div className="cu-initial">
           <label className="cu-check">
@@ -273,7 +279,7 @@ export function CurriculumConfigForm({
             <FieldError id="cu-band-error" message={bandError} />
           </fieldset>
           <NumberField id="cu-floor" label="Floor" value={state.floor} min={0} max={1} step={0.01} error={errorFor("config.floor")} hint="Min. probability per level" onChange={(floor) => set({ floor })} />
-          <NumberField id="cu-window" label="Window" value={state.window} min={1} step={1} error={errorFor("config.window")} hint="Steps in the rolling rate" onChange={(window) => set({ window })} />
+          <NumberField id="cu-window" label="Window" value={state.window} min={1} step={1} error={errorFor("config.window")} hint="Task outcomes in the rolling rate (not steps)" onChange={(window) => set({ window })} />
           <NumberField id="cu-step" label="Step" value={state.step} min={0} max={1} step={0.05} error={errorFor("config.step")} hint="Shift per adjustment" onChange={(step) => set({ step })} />
           <label className="cu-check" style={{ marginTop: 22 }}>
             <input type="checkbox" checked={state.dynamic} onChange={(e) => set({ dynamic: e.target.checked })} />

@@ -4,6 +4,8 @@ import { StackedAreaChart } from "@/components/charts/stacked-area-chart";
 
 import type { PreviewTrace } from "../api/types";
 
+import { bandOf } from "./config-state";
+
 /** Per family: how sampling shifted across levels, and whether success stayed in the band. */
 export function FamilyTraceCharts({ trace, family }: { trace: PreviewTrace; family: string }) {
   const levels = trace.levels[family] ?? [];
@@ -52,7 +54,7 @@ export function FamilyTraceCharts({ trace, family }: { trace: PreviewTrace; fami
           x={steps}
           xLabel="Step"
           yLabel="Success rate"
-          band={trace.band}
+          band={bandOf(trace)}
           series={[
             {
               key: "batch",

@@ -8,10 +8,12 @@ import { useCurrentTeam } from "@/lib/current-team";
 import { formatDateTime, formatRelative } from "@/lib/format";
 
 import { useCurricula } from "../api/get-curricula";
+import type { Curriculum } from "../api/types";
+import { bandOf } from "../components/config-state";
 import "../curricula.css";
 
-function percentBand(band: [number, number] | undefined): string {
-  const [lo, hi] = band ?? [0.3, 0.7];
+function percentBand(config: Curriculum["config"]): string {
+  const [lo, hi] = bandOf(config);
   return `${Math.round(lo * 100)}–${Math.round(hi * 100)}%`;
 }
 
@@ -62,7 +64,7 @@ export function CurriculaRoute() {
                       {c.description && <div className="subtle" style={{ fontSize: "var(--text-sm)" }}>{c.description}</div>}
                     </td>
                     <td>{c.config.families?.length ?? 0}</td>
-                    <td>{percentBand(c.config.band)}</td>
+                    <td>{percentBand(c.config)}</td>
                     <td>{c.config.dynamic === false ? <span className="badge">Static</span> : <span className="badge badge-accent">Dynamic</span>}</td>
                     <td>{c.revision}</td>
                     <td title={formatDateTime(c.updated_at)}>{formatRelative(c.updated_at, now)}</td>

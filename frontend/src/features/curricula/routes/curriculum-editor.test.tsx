@@ -20,7 +20,7 @@ const VERSION = {
   train_count: 27,
   held_out_count: 3,
   difficulty_histogram: { train: { "1": 9, "2": 9, "3": 9 }, held_out: { "1": 3 } },
-  dedup: {},
+  dedup: { total: 30, kept: 30, exact_duplicates: 0, near_duplicates: 0, removed: [] },
   diff: {},
   note: "",
   created_by: "ada",
@@ -78,6 +78,31 @@ describe("Curriculum editor", () => {
     });
   });
 
+  it("shows each problem the API names by its field, and lists one the form has no field for", async () => {
+    editorApi({
+      "POST /api/v1/curricula/": {
+        status: 400,
+        body: {
+          errors: [
+            { field: "config.floor", code: "invalid", message: "0.4 x 3 levels of 'arith' exceeds 1" },
+            { field: "config.families[0].weight", code: "invalid", message: "A valid number is required." },
+            { field: "description", code: "max_length", message: "Too long." },
+          ],
+        },
+      },
+    });
+    renderApp("/curricula/new");
+    const user = userEvent.setup();
+
+    await user.type(await screen.findByLabelText("Name", {}, { timeout: 5000 }), "Ramp");
+    await user.click(screen.getByRole("button", { name: "Create curriculum" }));
+
+    expect(await screen.findByLabelText("Floor")).toHaveAccessibleDescription("0.4 x 3 levels of 'arith' exceeds 1");
+    const family = screen.getByRole("group", { name: "Family 1" });
+    expect(within(family).getByLabelText("Weight")).toHaveAccessibleDescription("A valid number is required.");
+    expect(screen.getByRole("alert")).toHaveTextContent("description: Too long.");
+  });
+
   it("runs the preview and plots the distribution and the success band per family", async () => {
     const { requests } = editorApi({ "POST /api/v1/curricula/preview/": { body: TRACE } });
     renderApp("/curricula/new");
@@ -101,5 +126,24 @@ describe("Curriculum editor", () => {
         config: { families: [{ version: 5, weight: 1 }] },
       }),
     );
+  });
+
+  it("warns when the chosen version has every train task at one level", async () => {
+    const flat = { ...VERSION, difficulty_histogram: { train: { "1": 27 }, held_out: { "1": 3 } } };
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/pool-versions/": { body: paginated([flat]) },
+    });
+    renderApp("/curricula/new");
+    const family = await screen.findByRole("group", { name: "Family 1" }, { timeout: 5000 });
+    expect(await within(family).findByText(/Every train task of this version is at level 1/)).toBeInTheDocument();
+  });
+
+  it("does not warn about a version graded into several levels", async () => {
+    editorApi();
+    renderApp("/curricula/new");
+    const family = await screen.findByRole("group", { name: "Family 1" }, { timeout: 5000 });
+    await within(family).findByRole("checkbox", { name: "Level 3" });
+    expect(within(family).queryByText(/Every train task of this version/)).not.toBeInTheDocument();
   });
 });

@@ -12,13 +12,14 @@ import { usePoolVersions } from "../api/get-pool-versions";
 import { usePreviewCurriculum } from "../api/preview-curriculum";
 import { useSaveCurriculum } from "../api/save-curriculum";
 import type { Curriculum, PoolVersion } from "../api/types";
-import { configFromState, newEntry, stateFromConfig, type ConfigState } from "../components/config-state";
+import { configFromState, newEntry, shownConfigField, stateFromConfig, type ConfigState } from "../components/config-state";
 import { CurriculumConfigForm } from "../components/curriculum-form";
 import { collectErrors } from "../components/errors";
 import { PreviewPanel, type SimulationSettings } from "../components/preview-panel";
 import "../curricula.css";
 
-const FORM_FIELDS = /^(name|description|config\.(families(\[\d+\](\.(version|weight|levels|initial))?)?|band(\[\d\])?|floor|window|step|dynamic))$/;
+/** The fields the editor shows an error beside; any other error is listed above the form. */
+const shownField = (path: string) => path === "name" || shownConfigField(path);
 
 function Editor({ curriculum, versions }: { curriculum: Curriculum | null; versions: PoolVersion[] }) {
   const { team } = useCurrentTeam();
@@ -40,8 +41,8 @@ function Editor({ curriculum, versions }: { curriculum: Curriculum | null; versi
   const remove = useDeleteCurriculum();
   const config = configFromState(state);
   const configKey = JSON.stringify(config);
-  const { byField, other } = collectErrors([save.error], (f) => FORM_FIELDS.test(f));
-  const previewErrors = collectErrors([preview.error], (f) => FORM_FIELDS.test(f));
+  const { byField, other } = collectErrors([save.error], shownField);
+  const previewErrors = collectErrors([preview.error], shownField);
   const errorFor = (path: string) => byField[path] ?? previewErrors.byField[path];
 
   const formKey = JSON.stringify([configKey, name, description]);

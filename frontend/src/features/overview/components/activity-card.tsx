@@ -1,10 +1,27 @@
+import { Link } from "react-router";
+
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import type { MeTeam } from "@/lib/auth";
 import { formatDateTime, formatRelative } from "@/lib/format";
 
-import { useActivity } from "../api/get-activity";
+import { useActivity, type AuditEntry } from "../api/get-activity";
+import { describeAction, targetName } from "../lib/describe-event";
 
 const SHOWN = 8;
+
+/** "ada created task family “Arithmetic”", the name linking to its page while it exists. */
+function EventSentence({ entry }: { entry: AuditEntry }) {
+  const name = targetName(entry);
+  return (
+    <span className="ov-event">
+      {entry.actor ? <strong>{entry.actor}</strong> : <span className="subtle">system</span>}{" "}
+      <span title={entry.action}>{describeAction(entry.action)}</span>
+      {" “"}
+      {entry.target_path ? <Link to={entry.target_path}>{name}</Link> : name}
+      {"”"}
+    </span>
+  );
+}
 
 export function ActivityCard({ team }: { team: MeTeam | null }) {
   const activity = useActivity(team);
@@ -21,12 +38,10 @@ export function ActivityCard({ team }: { team: MeTeam | null }) {
           <tbody>
             {entries.map((entry) => (
               <tr key={entry.id}>
-                <td>{entry.actor ?? <span className="subtle">system</span>}</td>
-                <td className="mono">{entry.action}</td>
-                <td className="subtle">
-                  {entry.target_type} {entry.target_id}
+                <td>
+                  <EventSentence entry={entry} />
                 </td>
-                <td className="subtle" title={formatDateTime(entry.created_at)}>
+                <td className="subtle ov-when" title={formatDateTime(entry.created_at)}>
                   {formatRelative(entry.created_at)}
                 </td>
               </tr>

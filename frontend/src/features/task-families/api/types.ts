@@ -1,38 +1,30 @@
-// Shapes the OpenAPI schema leaves open (JSON fields and undocumented responses),
-// written down from what the API returns.
+// The task-family endpoints' shapes, as the OpenAPI schema (generated from the API) defines them.
 import type { components } from "@/api/schema";
 
-export type Family = components["schemas"]["Family"];
-export type PoolVersion = components["schemas"]["PoolVersion"];
-export type PoolTask = components["schemas"]["PoolTask"];
-export type Split = components["schemas"]["SplitEnum"];
-export type VersionSource = components["schemas"]["SourceEnum"];
-export type PoolJob = components["schemas"]["PoolJob"];
-export type JobStatus = components["schemas"]["StatusEnum"];
+type Schemas = components["schemas"];
+
+export type Family = Schemas["Family"];
+export type PoolVersion = Schemas["PoolVersion"];
+export type PoolTask = Schemas["PoolTask"];
+export type Split = Schemas["PoolTask"]["split"];
+export type VersionSource = Schemas["PoolVersion"]["source"];
+export type PoolJob = Schemas["PoolJob"];
+export type JobStatus = Schemas["PoolJob"]["status"];
+export type VersionDiff = Schemas["VersionDiff"];
+export type DiffExample = Schemas["DiffExample"];
+export type Removal = Schemas["Removal"];
+export type FileSummary = Schemas["FileSummary"];
+export type UploadChanges = Schemas["Changes"];
+export type UploadMode = Schemas["ModeEnum"];
+export type PromptMode = Schemas["PromptModeEnum"];
 
 /** `{level: count}` */
-export type LevelCounts = Record<string, number>;
-export type SplitHistogram = { train?: LevelCounts; held_out?: LevelCounts };
+export type LevelCounts = Schemas["PlannedVersion"]["difficulty_histogram"];
+export type SplitHistogram = Schemas["SplitHistogram"];
+export type DedupRemoved = Schemas["RemovedRow"];
+export type DedupReport = Schemas["DedupReport"];
 
-export type DedupRemoved = { row: number; duplicate_of: number; kind: "exact" | "near" | string; similarity: number };
-export type DedupReport = {
-  total?: number;
-  kept?: number;
-  exact_duplicates?: number;
-  near_duplicates?: number;
-  removed?: DedupRemoved[];
-};
-
-export type VersionDiff = {
-  /** The parent version's number. */
-  against?: number;
-  added?: number;
-  removed?: number;
-  unchanged?: number;
-  added_examples?: string[];
-  removed_examples?: string[];
-};
-
+/** The part of JSON Schema a kind's params schema uses (the API types it as any object). */
 export type JsonSchema = {
   type?: string | string[];
   title?: string;
@@ -46,42 +38,19 @@ export type JsonSchema = {
   required?: string[];
 };
 
-export type FamilyKind = {
-  name: string;
-  label: string;
-  description: string;
-  difficulty_levels: number[];
-  prompt_template: string;
-  params_schema: JsonSchema;
-  procedural: boolean;
-  importable: boolean;
-  record_fields: string[];
-};
+/** The verifier spec a kind's tasks are judged by when no verifier is chosen. */
+export type DefaultVerifier = Schemas["VerifierSpec"];
+/** One layer of a kind's default verifier spec. */
+export type DefaultVerifierLayer = DefaultVerifier["layers"][number];
 
-export type GenerateInput = { counts: Record<string, number>; seed: number; near_duplicates: boolean };
+export type FamilyKind = Omit<Schemas["FamilyKind"], "params_schema"> & { params_schema: JsonSchema };
 
-export type PreviewSample = {
-  prompt: string;
-  expected: unknown;
-  difficulty: number;
-  split: Split;
-  content_hash: string;
-  source_id?: string;
-};
+export type GenerateInput = Omit<Schemas["GenerateRequest"], "note">;
 
-export type FamilyPreview = {
-  rows_read: number;
-  dedup: DedupReport;
-  version: {
-    content_hash: string;
-    task_count: number;
-    train_count: number;
-    held_out_count: number;
-    /** Preview counts all tasks per level, without the split. */
-    difficulty_histogram: LevelCounts | SplitHistogram;
-  };
-  samples: PreviewSample[];
-};
+export type PreviewSample = Schemas["TaskSample"];
+export type FamilyPreview = Schemas["TasksPreview"];
+/** What freezing an upload would make, counted against the latest version (`base`). */
+export type UploadPreview = Schemas["UploadPreview"];
 
 export const SOURCE_LABELS: Record<VersionSource, string> = {
   generator: "Generated",
@@ -91,13 +60,13 @@ export const SOURCE_LABELS: Record<VersionSource, string> = {
   grading: "Measured difficulty",
 };
 
-/** Typed views of a version's JSON fields. */
+/** A version's JSON fields. */
 export function histogramOf(version: Pick<PoolVersion, "difficulty_histogram">): SplitHistogram {
-  return (version.difficulty_histogram ?? {}) as SplitHistogram;
+  return version.difficulty_histogram;
 }
 export function dedupOf(version: Pick<PoolVersion, "dedup">): DedupReport {
-  return (version.dedup ?? {}) as DedupReport;
+  return version.dedup;
 }
 export function diffOf(version: Pick<PoolVersion, "diff">): VersionDiff {
-  return (version.diff ?? {}) as VersionDiff;
+  return version.diff ?? {};
 }

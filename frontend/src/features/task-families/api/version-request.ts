@@ -9,6 +9,16 @@ import type { PoolVersion } from "./types";
 export type VersionResult = { version: PoolVersion; created: boolean };
 
 export async function postVersion(path: string, body: FormData | object): Promise<VersionResult> {
+  const { data, status } = await post(path, body);
+  return { version: data as PoolVersion, created: status === 201 };
+}
+
+/** A multipart POST answered with JSON: the file endpoints that freeze nothing (inspect, preview). */
+export async function postForm<T>(path: string, body: FormData): Promise<T> {
+  return (await post(path, body)).data as T;
+}
+
+async function post(path: string, body: FormData | object): Promise<{ data: unknown; status: number }> {
   const headers: Record<string, string> = { Accept: "application/json" };
   const csrf = readCookie("csrftoken");
   if (csrf) headers["X-CSRFToken"] = csrf;
@@ -28,7 +38,7 @@ export async function postVersion(path: string, body: FormData | object): Promis
     data = text;
   }
   if (!response.ok) throw parseApiError(response.status, data);
-  return { version: data as PoolVersion, created: response.status === 201 };
+  return { data, status: response.status };
 }
 
 /** Refreshes what a new version changes: the family's counts and its version list. */

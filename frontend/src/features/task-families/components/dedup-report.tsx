@@ -1,5 +1,10 @@
 import type { DedupReport } from "../api/types";
 
+/** The row a dropped row repeats; a negative number is a task of the version it was added to. */
+function duplicateOf(row: number) {
+  return row < 0 ? <span className="subtle">a task already in the pool</span> : row;
+}
+
 /** The rows de-duplication dropped, each with the row it duplicated. */
 export function DedupRemovedTable({ dedup }: { dedup: DedupReport }) {
   const removed = dedup.removed ?? [];
@@ -22,7 +27,7 @@ export function DedupRemovedTable({ dedup }: { dedup: DedupReport }) {
           {removed.map((r) => (
             <tr key={`${r.row}-${r.duplicate_of}`}>
               <td className="num">{r.row}</td>
-              <td className="num">{r.duplicate_of}</td>
+              <td className="num">{duplicateOf(r.duplicate_of)}</td>
               <td>
                 <span className={r.kind === "exact" ? "badge" : "badge badge-accent"}>{r.kind}</span>
               </td>

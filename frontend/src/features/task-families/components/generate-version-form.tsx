@@ -17,12 +17,21 @@ const DEFAULT_PER_LEVEL = 50;
  * Generate tasks per difficulty level from the family's procedural generator; Preview
  * shows what freezing would save (nothing is stored), Freeze saves a version.
  */
-export function GenerateVersionForm({ familyId, levels }: { familyId: number; levels: number[] }) {
+export function GenerateVersionForm({
+  familyId,
+  levels,
+  nearDuplicatesDefault,
+}: {
+  familyId: number;
+  levels: number[];
+  /** The server's default, so the form starts where a request that says nothing would. */
+  nearDuplicatesDefault: boolean;
+}) {
   const [counts, setCounts] = useState<Record<string, string>>(() =>
     Object.fromEntries(levels.map((l) => [String(l), String(DEFAULT_PER_LEVEL)])),
   );
   const [seed, setSeed] = useState("0");
-  const [nearDuplicates, setNearDuplicates] = useState(true);
+  const [nearDuplicates, setNearDuplicates] = useState(nearDuplicatesDefault);
   const [note, setNote] = useState("");
   const [previewed, setPreviewed] = useState<string | null>(null);
   const [result, setResult] = useState<VersionResult | null>(null);

@@ -4,12 +4,13 @@ import { Link } from "react-router";
 import { QueryPlaceholder } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/lib/format";
 
+import { useAvailableModels, type AvailableModel } from "../api/get-available-models";
 import { isActiveJob, usePoolJobs } from "../api/get-pool-jobs";
 import { useStartGrading, type StartGradingInput } from "../api/start-grading";
 import type { JobStatus, PoolJob } from "../api/types";
 
 import { fieldErrors, otherErrors } from "./field-errors";
-import { FormErrors, InputField } from "./form-fields";
+import { FieldError, FormErrors, InputField } from "./form-fields";
 
 const SHOWN = new Set(["model_path", "k", "temperature", "max_new_tokens", "levels"]);
 
@@ -30,6 +31,53 @@ const NUMBER_FIELDS: NumberField[] = [
 ];
 
 const DEFAULTS: Record<NumberField["name"], string> = { k: "8", temperature: "1.0", max_new_tokens: "64", levels: "5" };
+
+function formatParameters(count: number): string {
+  const units: [number, string][] = [[1e9, "B"], [1e6, "M"], [1e3, "k"]];
+  const [size, unit] = units.find(([n]) => count >= n) ?? [1, ""];
+  return `${Number((count / size).toPrecision(3))}${unit} parameters`;
+}
+
+function modelLabel(model: AvailableModel): string {
+  const parts = [model.name, model.builtin ? "built in" : "", model.parameters ? formatParameters(model.parameters) : ""];
+  return parts.filter(Boolean).join(" · ");
+}
+
+/** The models a running cpu worker can load, as a select: a typed path could name none. */
+function ModelField({ value, onChange, error }: { value: string; onChange: (name: string) => void; error?: string }) {
+  const models = useAvailableModels("cpu");
+  const offered = models.data?.models ?? [];
+  const chosen = offered.find((m) => m.name === value);
+  let hint = "Models the running workers can load";
+  if (models.isError) hint = `Could not list the models: ${models.error.message}`;
+  else if (models.data && offered.length === 0) hint = models.data.detail;
+  else if (chosen && !chosen.ready) hint = "Built on its first use, in about a minute";
+  const placeholder = models.isPending ? "Loading models…" : offered.length ? "Choose a model" : "No model available";
+  return (
+    <div className="field" style={{ flex: "3 1 280px" }}>
+      <label htmlFor="grade-model">Model</label>
+      <select
+        id="grade-model"
+        className="select mono"
+        value={value}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={["grade-model-hint", error ? "grade-model-error" : ""].filter(Boolean).join(" ")}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        <option value="">{placeholder}</option>
+        {offered.map((m) => (
+          <option key={m.name} value={m.name}>
+            {modelLabel(m)}
+          </option>
+        ))}
+      </select>
+      <span className="field-hint" id="grade-model-hint">
+        {hint}
+      </span>
+      <FieldError id="grade-model-error" message={error} />
+    </div>
+  );
+}
 
 function JobParams({ params }: { params: unknown }) {
   const p = (params && typeof params === "object" ? params : {}) as Partial<StartGradingInput>;
@@ -104,7 +152,7 @@ export function MeasureDifficulty({ versionId, familyId }: { versionId: number; 
   function submit(event: FormEvent) {
     event.preventDefault();
     start.mutate({
-      model_path: modelPath.trim(),
+      model_path: modelPath,
       k: Number(numbers.k),
       temperature: Number(numbers.temperature),
       max_new_tokens: Number(numbers.max_new_tokens),
@@ -117,17 +165,7 @@ export function MeasureDifficulty({ versionId, familyId }: { versionId: number; 
     <>
       <form className="card-body stack" onSubmit={submit} aria-label="Measure difficulty">
         <div className="form-row" style={{ alignItems: "flex-start" }}>
-          <InputField
-            id="grade-model-path"
-            label="Model path"
-            className="input mono"
-            placeholder="/models/Qwen2.5-0.5B-Instruct"
-            style={{ flex: "3 1 280px" }}
-            value={modelPath}
-            error={errors.model_path}
-            hint="A Hugging Face model directory on the worker"
-            onChange={setModelPath}
-          />
+          <ModelField value={modelPath} error={errors.model_path} onChange={setModelPath} />
           {NUMBER_FIELDS.map((f) => (
             <InputField
               key={f.name}
@@ -146,7 +184,7 @@ export function MeasureDifficulty({ versionId, familyId }: { versionId: number; 
           ))}
         </div>
         <div className="row">
-          <button type="submit" className="btn btn-primary" disabled={start.isPending || !modelPath.trim()}>
+          <button type="submit" className="btn btn-primary" disabled={start.isPending || !modelPath}>
             {start.isPending ? "Queueing…" : "Measure difficulty"}
           </button>
         </div>

@@ -39,8 +39,10 @@ export function NewVersionPanel({ family, kind }: { family: Family; kind: Family
         ))}
       </div>
       <div className="card-body" role="tabpanel" id={`${baseId}-${active}-panel`} aria-labelledby={`${baseId}-${active}`}>
-        {active === "generate" && <GenerateVersionForm familyId={family.id} levels={levels} />}
-        {active === "upload" && <UploadVersionForm familyId={family.id} recordFields={kind?.record_fields ?? ["prompt", "difficulty"]} />}
+        {active === "generate" && (
+          <GenerateVersionForm familyId={family.id} levels={levels} nearDuplicatesDefault={family.version_defaults.near_duplicates} />
+        )}
+        {active === "upload" && <UploadVersionForm family={family} kind={kind} />}
         {active === "dataset" && <DatasetVersionForm familyId={family.id} kind={family.kind} />}
       </div>
     </>

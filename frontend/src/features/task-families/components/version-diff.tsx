@@ -1,13 +1,13 @@
-import type { VersionDiff } from "../api/types";
+import type { DiffExample, VersionDiff } from "../api/types";
 
-/** Counts against the parent version and the first added and removed task hashes. */
+/** Counts against the parent version and the first added and removed tasks, by their prompts. */
 export function VersionDiffView({ diff }: { diff: VersionDiff }) {
   if (diff.against === undefined) {
     return <p className="card-body subtle">The first version of this family: nothing to compare with.</p>;
   }
-  const examples: [string, string[] | undefined, string][] = [
-    ["Added", diff.added_examples, "tf-diff-add"],
-    ["Removed", diff.removed_examples, "tf-diff-remove"],
+  const sides: [string, number, DiffExample[] | undefined, string][] = [
+    ["Added", diff.added ?? 0, diff.added_examples, "tf-diff-add"],
+    ["Removed", diff.removed ?? 0, diff.removed_examples, "tf-diff-remove"],
   ];
   return (
     <div className="card-body stack" style={{ gap: "var(--space-3)" }}>
@@ -19,19 +19,27 @@ export function VersionDiffView({ diff }: { diff: VersionDiff }) {
         <span className="tf-diff-remove">−{diff.removed ?? 0} removed</span>
         <span className="subtle">{diff.unchanged ?? 0} unchanged</span>
       </div>
-      {examples.map(([label, hashes, cls]) =>
-        hashes && hashes.length > 0 ? (
+      {sides.map(([label, count, examples, cls]) =>
+        examples && examples.length > 0 ? (
           <div key={label}>
             <div className="subtle" style={{ fontSize: "var(--text-sm)" }}>
-              {label} (first {hashes.length})
+              {label} {examples.length < count ? `(first ${examples.length} of ${count})` : ""}
             </div>
-            <div className="row mono" style={{ flexWrap: "wrap", gap: "var(--space-1) var(--space-3)" }}>
-              {hashes.map((h) => (
-                <span key={h} className={cls} title={h}>
-                  {h.slice(0, 12)}
-                </span>
+            <ul className="tf-diff-list" aria-label={`${label} tasks`}>
+              {examples.map((example) => (
+                <li key={example.content_hash}>
+                  <span className={cls} aria-hidden>
+                    {label === "Added" ? "+" : "−"}
+                  </span>
+                  <span className="level-chip" title={`Level ${example.difficulty}`}>
+                    {example.difficulty}
+                  </span>
+                  <span className="tf-prompt-cell" title={example.prompt}>
+                    {example.prompt}
+                  </span>
+                </li>
               ))}
-            </div>
+            </ul>
           </div>
         ) : null,
       )}

@@ -31,9 +31,12 @@ export function VersionStats({
 }) {
   const exact = dedup.exact_duplicates ?? 0;
   const near = dedup.near_duplicates ?? 0;
+  const kept = dedup.kept ?? taskCount;
+  // An upload appended to a version holds that version's tasks besides the rows it kept.
+  const rows = !dedup.total ? undefined : kept < taskCount ? `${kept} new of ${dedup.total} rows` : `of ${dedup.total} rows`;
   return (
     <dl className="tf-stats" style={{ margin: 0 }}>
-      <Stat label="Tasks" value={taskCount} sub={dedup.total ? `of ${dedup.total} rows` : undefined} />
+      <Stat label="Tasks" value={taskCount} sub={rows} />
       <Stat label="Train" value={trainCount} sub={share(trainCount, taskCount)} />
       <Stat label="Held out" value={heldOutCount} sub={share(heldOutCount, taskCount)} />
       <Stat label="Duplicates removed" value={exact + near} sub={`${exact} exact · ${near} near`} />

@@ -4,14 +4,18 @@ import { Link, useNavigate, useParams } from "react-router";
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { EmptyState } from "@/components/ui/empty-state";
+import { ErrorMessage } from "@/components/ui/error-message";
 import { PageHeader } from "@/components/ui/page-header";
 
 import { useDeleteFamily } from "../api/delete-family";
 import { useFamily } from "../api/get-family";
 import { useFamilyKinds } from "../api/get-family-kinds";
+import { useFamilyRemoval } from "../api/get-family-removal";
 import { useFamilyVersions } from "../api/get-family-versions";
+import { useRestoreFamily } from "../api/restore-family";
 import type { Family, FamilyKind } from "../api/types";
 import { KindSummary } from "../components/create-family-form";
+import { DefaultVerifierCard } from "../components/default-verifier-card";
 import { FamilySettingsForm } from "../components/family-settings-form";
 import { NewVersionPanel } from "../components/new-version-panel";
 import { VersionsTimeline } from "../components/versions-timeline";
@@ -44,13 +48,56 @@ function FamilySettings({ family, kind }: { family: Family; kind?: FamilyKind })
   );
 }
 
+/** Says beforehand what removing does: delete with the versions, or archive and why. */
+function RemoveFamilyDialog({ family, onCancel }: { family: Family; onCancel: () => void }) {
+  const removal = useFamilyRemoval(family.id, true);
+  const remove = useDeleteFamily();
+  const navigate = useNavigate();
+  const plan = removal.data;
+  const archives = plan?.action === "archive";
+  const verb = archives ? "Archive" : "Delete";
+  return (
+    <ConfirmDialog
+      title={plan ? `${verb} “${family.name}”?` : `Remove “${family.name}”?`}
+      confirmLabel={remove.isPending ? `${verb.slice(0, -1)}ing…` : `${verb} family`}
+      pending={remove.isPending || !plan}
+      error={remove.error ?? removal.error}
+      onCancel={() => {
+        remove.reset();
+        onCancel();
+      }}
+      onConfirm={() =>
+        remove.mutate(family.id, {
+          onSuccess: (done) => (done?.action === "archive" ? onCancel() : navigate("/task-families")),
+        })
+      }
+    >
+      {plan ? plan.message : "Checking what pins this family…"}
+    </ConfirmDialog>
+  );
+}
+
+/** An archived family is read-only until restored; its versions stay pinned as they are. */
+function ArchivedNotice({ family }: { family: Family }) {
+  const restore = useRestoreFamily(family.id);
+  return (
+    <div className="alert alert-warning row" role="status" style={{ justifyContent: "space-between", flexWrap: "wrap" }}>
+      <span>
+        Archived: this family is hidden from lists and read-only, because something pins its versions.
+      </span>
+      <button type="button" className="btn btn-sm" disabled={restore.isPending} onClick={() => restore.mutate()}>
+        {restore.isPending ? "Restoring…" : "Restore"}
+      </button>
+      <ErrorMessage error={restore.error} />
+    </div>
+  );
+}
+
 export function FamilyDetailRoute() {
   const familyId = Number(useParams().familyId);
   const family = useFamily(familyId);
   const versions = useFamilyVersions(familyId);
   const kinds = useFamilyKinds();
-  const remove = useDeleteFamily();
-  const navigate = useNavigate();
   const [confirming, setConfirming] = useState(false);
   const [editing, setEditing] = useState(false);
   const [saved, setSaved] = useState(false);
@@ -78,15 +125,21 @@ export function FamilyDetailRoute() {
           </>
         }
         actions={
-          <button type="button" className="btn btn-ghost" onClick={() => setConfirming(true)}>
-            Delete
-          </button>
+          !f.archived_at && (
+            <button type="button" className="btn btn-ghost" onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+          )
         }
       />
       <div className="stack">
-        <Card title="New version" description="Every version is immutable; an identical pool reuses the latest version.">
-          <NewVersionPanel family={f} kind={kind} />
-        </Card>
+        {f.archived_at ? (
+          <ArchivedNotice family={f} />
+        ) : (
+          <Card title="New version" description="Every version is immutable; an identical pool reuses the latest version.">
+            <NewVersionPanel family={f} kind={kind} />
+          </Card>
+        )}
         <Card title="Versions" description={`${f.version_count} frozen`}>
           <QueryPlaceholder query={versions} />
           {versions.data?.length === 0 && (
@@ -98,11 +151,12 @@ export function FamilyDetailRoute() {
           )}
           {versions.data && versions.data.length > 0 && <VersionsTimeline familyId={f.id} versions={versions.data} />}
         </Card>
+        <DefaultVerifierCard family={f} kind={kind} />
         <Card
           title="Settings"
           description="Used by versions made from now on"
           actions={
-            editing ? null : (
+            editing || f.archived_at ? null : (
               <button
                 type="button"
                 className="btn btn-sm"
@@ -141,21 +195,7 @@ export function FamilyDetailRoute() {
           )}
         </Card>
       </div>
-      {confirming && (
-        <ConfirmDialog
-          title={`Delete “${f.name}”?`}
-          confirmLabel={remove.isPending ? "Deleting…" : "Delete family"}
-          pending={remove.isPending}
-          error={remove.error}
-          onCancel={() => {
-            setConfirming(false);
-            remove.reset();
-          }}
-          onConfirm={() => remove.mutate(f.id, { onSuccess: () => navigate("/task-families") })}
-        >
-          The family and all its pool versions are deleted. This cannot be undone.
-        </ConfirmDialog>
-      )}
+      {confirming && <RemoveFamilyDialog family={f} onCancel={() => setConfirming(false)} />}
     </>
   );
 }

@@ -19,9 +19,19 @@ const TASK = {
   meta: {},
 };
 
+const MODELS = {
+  models: [
+    { name: "tiny-digit-sort", path: "tiny-digit-sort", builtin: true, parameters: 1_180_000, ready: false, workers: ["celery@a"] },
+    { name: "org/qwen", path: "org/qwen", builtin: false, parameters: 494_000_000, ready: true, workers: ["celery@a"] },
+  ],
+  workers: 1,
+  detail: "",
+};
+
 function versionApi(extra: Parameters<typeof mockApi>[0] = {}) {
   return mockApi({
     "GET /api/v1/auth/me/": { body: ME },
+    "GET /api/v1/models/": { body: MODELS },
     "GET /api/v1/family-kinds/": { body: [ARITHMETIC] },
     "GET /api/v1/families/3/": { body: FAMILY },
     "GET /api/v1/pool-versions/11/": { body: VERSION },
@@ -43,6 +53,20 @@ describe("Pool version", () => {
     expect(chart).toHaveAccessibleDescription(/Difficulty 1: Train 8, Held out 1/);
     expect(screen.getByText("2 exact · 0 near")).toBeInTheDocument();
     expect(screen.getByText("+5 added")).toBeInTheDocument();
+  });
+
+  it("shows the prompts and levels of the tasks the version added and removed", async () => {
+    versionApi();
+    renderApp("/task-families/3/versions/11");
+    const added = await screen.findByRole("list", { name: "Added tasks" }, { timeout: 5000 });
+    expect(within(added).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["+3Compute 41 + 7."]);
+    expect(screen.getByText("Added (first 1 of 5)")).toBeInTheDocument();
+    const removed = screen.getByRole("list", { name: "Removed tasks" });
+    expect(within(removed).getAllByRole("listitem").map((li) => li.textContent)).toEqual([
+      "−1Compute 1 + 1.",
+      "−1Compute 2 + 2.",
+    ]);
+    expect(screen.queryByText("a1")).not.toBeInTheDocument();
   });
 
   it("filters tasks, expands one, and removes the selected into a new version", async () => {
@@ -105,14 +129,17 @@ describe("Pool version", () => {
 
     const form = await screen.findByRole("form", { name: "Measure difficulty" }, { timeout: 5000 });
     expect(within(form).getByLabelText("Samples per task (k)")).toHaveValue(8);
-    await user.type(within(form).getByLabelText("Model path"), "/models/tiny");
+    const model = within(form).getByLabelText("Model");
+    await waitFor(() => expect(within(model).getAllByRole("option")).toHaveLength(3));
+    await user.selectOptions(model, "org/qwen");
     await user.clear(within(form).getByLabelText("Levels"));
     await user.type(within(form).getByLabelText("Levels"), "3");
     await user.click(within(form).getByRole("button", { name: "Measure difficulty" }));
 
     expect(await within(form).findByRole("alert")).toHaveTextContent("Viewers cannot start jobs in this team.");
+    expect(requests.find((r) => r.path === "/api/v1/models/")?.search).toBe("?queue=cpu");
     expect(requests.find((r) => r.method === "POST")?.body).toEqual({
-      model_path: "/models/tiny",
+      model_path: "org/qwen",
       k: 8,
       temperature: 1,
       max_new_tokens: 64,
@@ -133,11 +160,60 @@ describe("Pool version", () => {
     renderApp("/task-families/3/versions/11");
     const user = userEvent.setup();
 
-    await user.type(await screen.findByLabelText("Model path", {}, { timeout: 5000 }), "/models/tiny");
+    const model = await screen.findByLabelText("Model", {}, { timeout: 5000 });
+    await waitFor(() => expect(within(model).getAllByRole("option")).toHaveLength(3));
+    await user.selectOptions(model, "tiny-digit-sort");
     await user.click(screen.getByRole("button", { name: "Measure difficulty" }));
     expect(await screen.findByRole("listitem", { name: "Job 7" })).toHaveTextContent("queued");
     const polls = () => requests.filter((r) => r.method === "GET" && r.path.endsWith("/jobs/")).length;
     const before = polls();
     await waitFor(() => expect(polls()).toBeGreaterThan(before), { timeout: 5000 });
+  });
+  it("offers the models running workers can load, with their size", async () => {
+    versionApi();
+    renderApp("/task-families/3/versions/11");
+    const user = userEvent.setup();
+    const model = await screen.findByLabelText("Model", {}, { timeout: 5000 });
+    await waitFor(() =>
+      expect(within(model).getAllByRole("option").map((o) => o.textContent)).toEqual([
+        "Choose a model",
+        "tiny-digit-sort · built in · 1.18M parameters",
+        "org/qwen · 494M parameters",
+      ]),
+    );
+    expect(screen.getByRole("button", { name: "Measure difficulty" })).toBeDisabled();
+    await user.selectOptions(model, "tiny-digit-sort");
+    expect(model).toHaveAccessibleDescription("Built on its first use, in about a minute");
+    expect(screen.getByRole("button", { name: "Measure difficulty" })).toBeEnabled();
+  });
+
+  it("says no worker is running instead of offering a model", async () => {
+    const detail = "No worker is running on the cpu queue, so no model can be loaded.";
+    versionApi({ "GET /api/v1/models/": { body: { models: [], workers: 0, detail } } });
+    renderApp("/task-families/3/versions/11");
+    const model = await screen.findByLabelText("Model", {}, { timeout: 5000 });
+    await waitFor(() => expect(model).toHaveAccessibleDescription(detail));
+    expect(within(model).getAllByRole("option").map((o) => o.textContent)).toEqual(["No model available"]);
+    expect(screen.getByRole("button", { name: "Measure difficulty" })).toBeDisabled();
+  });
+
+  it("shows the server's refusal of a model under the model select", async () => {
+    const message = "no running worker can load 'org/qwen'; available: tiny-digit-sort";
+    versionApi({
+      "POST /api/v1/pool-versions/11/jobs/": {
+        status: 400,
+        body: { errors: [{ field: "model_path", code: "unknown_model", message }] },
+      },
+    });
+    renderApp("/task-families/3/versions/11");
+    const user = userEvent.setup();
+    const model = await screen.findByLabelText("Model", {}, { timeout: 5000 });
+    await waitFor(() => expect(within(model).getAllByRole("option")).toHaveLength(3));
+    await user.selectOptions(model, "org/qwen");
+    await user.click(screen.getByRole("button", { name: "Measure difficulty" }));
+
+    await waitFor(() => expect(model).toHaveAttribute("aria-invalid", "true"));
+    expect(model).toHaveAccessibleDescription(`Models the running workers can load ${message}`);
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
   });
 });

@@ -23,6 +23,25 @@ describe("Task families list", () => {
     expect(row).toHaveTextContent("17");
   });
 
+  it("hides archived families until asked to show them", async () => {
+    const archived = { ...FAMILY, id: 4, name: "Old sums", archived_at: "2026-01-05T10:00:00Z" };
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/family-kinds/": { body: [ARITHMETIC] },
+      "GET /api/v1/families/": (request) => ({
+        body: paginated(request.search.includes("archived=true") ? [archived] : [FAMILY]),
+      }),
+    });
+    renderApp("/task-families");
+    const user = userEvent.setup();
+    expect(await screen.findByRole("link", { name: "Arith" }, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.queryByRole("link", { name: "Old sums" })).not.toBeInTheDocument();
+    await user.click(screen.getByRole("checkbox", { name: "Show archived" }));
+    expect(await screen.findByRole("link", { name: "Old sums" })).toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "Archived families" })).toBeInTheDocument();
+    expect(requests.at(-1)?.search).toContain("archived=true");
+  });
+
   it("creates a family from the kind's params form and opens it", async () => {
     const { requests } = mockApi({
       "GET /api/v1/auth/me/": { body: ME },

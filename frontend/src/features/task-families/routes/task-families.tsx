@@ -15,7 +15,8 @@ import "../task-families.css";
 
 export function TaskFamiliesRoute() {
   const { team } = useCurrentTeam();
-  const families = useFamilies();
+  const [archived, setArchived] = useState(false);
+  const families = useFamilies(archived);
   const kinds = useFamilyKinds();
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
@@ -52,9 +53,25 @@ export function TaskFamiliesRoute() {
             )}
           </Card>
         )}
-        <Card title="Families" description={families.data ? `${families.data.length} in ${team?.name ?? "your teams"}` : undefined}>
+        <Card
+          title={archived ? "Archived families" : "Families"}
+          description={families.data ? `${families.data.length} in ${team?.name ?? "your teams"}` : undefined}
+          actions={
+            <label className="tf-check">
+              <input type="checkbox" checked={archived} onChange={(e) => setArchived(e.target.checked)} />
+              Show archived
+            </label>
+          }
+        >
           <QueryPlaceholder query={families} />
-          {families.data?.length === 0 && (
+          {archived && families.data?.length === 0 && (
+            <div className="card-body">
+              <EmptyState title="No archived families" icon="families">
+                A family is archived, not deleted, when a curriculum pins one of its versions.
+              </EmptyState>
+            </div>
+          )}
+          {!archived && families.data?.length === 0 && (
             <div className="card-body">
               <EmptyState
                 title="No task families yet"

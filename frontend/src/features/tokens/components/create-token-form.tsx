@@ -24,7 +24,9 @@ export function CreateTokenForm({
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const input = { name: name.trim(), team: team || null, days: days ? Number(days) : null };
+    // Every token expires: an empty field leaves the server's default (90 days, or less when
+    // the caller's own token expires sooner).
+    const input = { name: name.trim(), team: team || null, ...(days ? { days: Number(days) } : {}) };
     create.mutate(input, {
       onSuccess: (token) => {
         setName("");

@@ -58,6 +58,20 @@ describe("API tokens", () => {
     expect(screen.queryByText("cru_cd34_s3cret-value")).not.toBeInTheDocument();
   });
 
+  it("leaves the expiry to the server when the field is empty, never asking for none", async () => {
+    const { requests } = tokensApi();
+    renderApp("/settings/tokens");
+    const user = userEvent.setup();
+
+    await user.type(await screen.findByLabelText("Name"), "ci");
+    await user.clear(screen.getByLabelText("Expires in (days)"));
+    await user.click(screen.getByRole("button", { name: "Create token" }));
+
+    await screen.findByLabelText("New token secret");
+    const body = requests.find((r) => r.method === "POST")?.body as Record<string, unknown>;
+    expect(body).not.toHaveProperty("days");
+  });
+
   it("revokes a token only after confirmation", async () => {
     const { requests } = tokensApi();
     renderApp("/settings/tokens");

@@ -1,14 +1,34 @@
 import type { LayerErrors } from "../lib/field-errors";
-import type { DraftLayer } from "../lib/spec";
+import { layerScope, type DraftLayer } from "../lib/spec";
 import type { LayerKind, LayerSpec } from "../types";
 import { ParamsForm } from "./params-form";
 import { BiasedBadge, StageChip } from "./visuals";
+
+/** For a layer with a `scope`: which text it checks, in words. */
+function ScopeLine({ layer, kind, extractor }: { layer: DraftLayer; kind: LayerKind; extractor: string }) {
+  const scope = layerScope(layer, kind.params_schema);
+  if (!scope) return null;
+  return (
+    <div className="vf-layer-scope" data-testid="layer-scope">
+      Checks{" "}
+      {scope === "response" ? (
+        <strong>the whole response</strong>
+      ) : (
+        <>
+          <strong>only the extracted answer</strong> (extractor <span className="mono">{extractor}</span>)
+        </>
+      )}
+      .
+    </div>
+  );
+}
 
 export function LayerCard({
   layer,
   index,
   count,
   kind,
+  extractor,
   errors,
   onChange,
   onParam,
@@ -19,6 +39,7 @@ export function LayerCard({
   index: number;
   count: number;
   kind: LayerKind | undefined;
+  extractor: string;
   errors: LayerErrors | undefined;
   onChange: (change: Partial<LayerSpec>) => void;
   onParam: (key: string, value: unknown) => void;
@@ -74,7 +95,10 @@ export function LayerCard({
       </div>
       <div className="vf-layer-body">
         {kind ? (
-          <div className="vf-layer-desc">{kind.description}</div>
+          <>
+            <div className="vf-layer-desc">{kind.description}</div>
+            <ScopeLine layer={layer} kind={kind} extractor={extractor} />
+          </>
         ) : (
           <div className="alert alert-warning">Unknown layer kind “{layer.kind}”: the server will reject it.</div>
         )}

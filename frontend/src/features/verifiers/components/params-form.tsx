@@ -85,7 +85,10 @@ export function ParamsForm({
   errors: Record<string, string[]>;
   onChange: (key: string, value: unknown) => void;
 }) {
-  const properties = Object.entries(schema.properties ?? {});
+  // A deprecated param is an old name kept for stored specs: shown only where a spec uses it.
+  const properties = Object.entries(schema.properties ?? {}).filter(
+    ([key, field]) => !field.deprecated || params[key] !== undefined,
+  );
   const required = new Set(schema.required ?? []);
   // Params the schema does not know (say, from an API-written spec) still show, as JSON.
   const unknown = Object.keys(params).filter((key) => !schema.properties?.[key]);

@@ -8,7 +8,17 @@ import { isApiError } from "@/lib/api-client";
 
 import { useCreateVersion, type CreateVersionResult } from "../api/create-version";
 import { mapSpecErrors, NO_ERRORS, type SpecErrors } from "../lib/field-errors";
-import { addLayer, moveLayer, removeLayer, setParam, setWeight, toSpec, updateLayer, type Draft } from "../lib/spec";
+import {
+  addLayer,
+  moveLayer,
+  removeLayer,
+  setParam,
+  setWeight,
+  stageWarnings,
+  toSpec,
+  updateLayer,
+  type Draft,
+} from "../lib/spec";
 import { STAGES, type VerifierKinds } from "../types";
 import { LayerCard } from "./layer-card";
 import { LayerCatalogue } from "./layer-catalogue";
@@ -35,6 +45,23 @@ function Pipeline({ draft, kinds }: { draft: Draft; kinds: VerifierKinds }) {
           <span className="mono">{n}</span>
         </span>
       ))}
+    </div>
+  );
+}
+
+/** Layers placed below a layer of a later stage: the order runs them, but skips them whenever
+ * that layer fails, which hides why a response failed. */
+function StageOrderWarnings({ draft, kinds }: { draft: Draft; kinds: VerifierKinds }) {
+  const warnings = stageWarnings(draft.layers, kinds.layers);
+  if (warnings.length === 0) return null;
+  return (
+    <div className="alert alert-warning" role="status" aria-label="Layer order">
+      <strong>Out of stage order</strong> (syntax → semantics → boundary → constraints / judge):
+      <ul className="vf-warnings">
+        {warnings.map((warning) => (
+          <li key={warning}>{warning}</li>
+        ))}
+      </ul>
     </div>
   );
 }
@@ -182,6 +209,7 @@ export function SpecBuilder({
                 </Field>
                 <Pipeline draft={draft} kinds={kinds} />
               </div>
+              <StageOrderWarnings draft={draft} kinds={kinds} />
               {layerListErrors.map((m) => (
                 <div key={m} className="field-error" role="alert">
                   layers: {m}
@@ -200,6 +228,7 @@ export function SpecBuilder({
                       index={index}
                       count={draft.layers.length}
                       kind={kindOf(layer.kind)}
+                      extractor={draft.extract}
                       errors={errors.layers[layer.uid]}
                       onChange={(change) => onChange(updateLayer(draft, layer.uid, change))}
                       onParam={(key, value) => {
@@ -215,8 +244,8 @@ export function SpecBuilder({
             </div>
           </Card>
         <div className="stack">
-          <Card title="Add a layer" description="From the server's catalogue of layer kinds.">
-            <LayerCatalogue kinds={kinds.layers} onAdd={(kind) => onChange(addLayer(draft, kind))} />
+          <Card title="Add a layer" description="From the server's catalogue; a new layer goes at the end of its stage.">
+            <LayerCatalogue kinds={kinds.layers} onAdd={(kind) => onChange(addLayer(draft, kind, kinds.layers))} />
           </Card>
           <Card title="Reward" description="How layer results become one scalar reward.">
             <div className="card-body">

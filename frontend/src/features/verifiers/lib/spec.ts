@@ -1,6 +1,6 @@
 // The builder's editable copy of a spec and the pure operations on it. Layers carry a
 // client-side `uid` so that reordering keeps each card's inputs and errors with its layer.
-import type { JsonSchema, LayerKind, LayerSpec, RewardPart, Spec } from "../types";
+import type { JsonSchema, LayerKind, LayerSpec, RewardPart, Spec, Stage } from "../types";
 
 export type DraftLayer = LayerSpec & { uid: string };
 export type Draft = Omit<Spec, "layers"> & { layers: DraftLayer[] };
@@ -76,7 +76,32 @@ export function uniqueName(draft: Draft, base: string): string {
   return `${base}_${n}`;
 }
 
-export function addLayer(draft: Draft, kind: LayerKind): Draft {
+/** Where each stage's layers belong, top to bottom; constraints and the judge share the last
+ * place. The server says the same in tasks_app/verifiers/stages.py. */
+export const STAGE_RANK: Record<Stage, number> = { syntax: 0, semantic: 1, boundary: 2, constraint: 3, judge: 3 };
+
+export const STAGE_LABELS: Record<Stage, string> = {
+  syntax: "syntax",
+  semantic: "semantics",
+  boundary: "boundary",
+  constraint: "constraints",
+  judge: "judge",
+};
+
+function stageFinder(kinds: LayerKind[]): (kind: string) => Stage | undefined {
+  return (kind) => kinds.find((k) => k.kind === kind)?.stage;
+}
+
+/** Adds a layer at the end of its stage (after the last layer of its stage or an earlier one),
+ * so a syntax check added late still runs before the semantic layers it guards. */
+export function addLayer(draft: Draft, kind: LayerKind, kinds: LayerKind[]): Draft {
+  const stageOf = stageFinder(kinds);
+  const rank = STAGE_RANK[kind.stage];
+  let at = 0;
+  draft.layers.forEach((existing, index) => {
+    const stage = stageOf(existing.kind);
+    if (stage === undefined || STAGE_RANK[stage] <= rank) at = index + 1;
+  });
   const layer: DraftLayer = {
     uid: newUid(),
     kind: kind.kind,
@@ -84,7 +109,40 @@ export function addLayer(draft: Draft, kind: LayerKind): Draft {
     params: initialParams(kind.params_schema),
     continue_on_fail: false,
   };
-  return { ...draft, layers: [...draft.layers, layer] };
+  return { ...draft, layers: [...draft.layers.slice(0, at), layer, ...draft.layers.slice(at)] };
+}
+
+/** One sentence per layer placed below a layer of a later stage that skips it when it fails;
+ * the same sentences the server lists under a version's `warnings`. A constraint placed early
+ * is a deliberate gate (forbidden imports before the tests run the code) and is not flagged. */
+export function stageWarnings(layers: LayerSpec[], kinds: LayerKind[]): string[] {
+  const stageOf = stageFinder(kinds);
+  const placed = layers.flatMap((layer) => {
+    const stage = stageOf(layer.kind);
+    return stage ? [{ ...layer, stage }] : [];
+  });
+  return placed.flatMap((layer, index) => {
+    const blocker = placed
+      .slice(0, index)
+      .find((above) => STAGE_RANK[above.stage] > STAGE_RANK[layer.stage] && !above.continue_on_fail && above.stage !== "constraint");
+    if (!blocker) return [];
+    return [
+      `'${layer.name}' (${STAGE_LABELS[layer.stage]}) runs after '${blocker.name}' (${STAGE_LABELS[blocker.stage]}): ` +
+        `it is skipped whenever ${blocker.name} fails`,
+    ];
+  });
+}
+
+/** What a layer with a `scope` param checks ("response" or "answer"), or null for one without;
+ * specs saved before `scope` say `target`, where "extracted" meant the answer. */
+export function layerScope(layer: LayerSpec, schema: JsonSchema): "response" | "answer" | null {
+  const field = schema.properties?.scope;
+  if (!field) return null;
+  const { scope, target } = layer.params;
+  if (scope === "response" || scope === "answer") return scope;
+  if (target === "extracted") return "answer";
+  if (target === "response") return "response";
+  return field.default === "answer" ? "answer" : "response";
 }
 
 export function removeLayer(draft: Draft, uid: string): Draft {

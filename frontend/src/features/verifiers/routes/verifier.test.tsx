@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
-import { ME, mockApi, type MockHandler } from "@/testing/mock-api";
+import { ME, mockApi, paginated, type MockHandler } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
 import {
@@ -10,6 +10,9 @@ import {
   EVALUATION,
   EXAMPLES,
   KINDS,
+  POOL_FAMILY,
+  POOL_TASKS,
+  POOL_VERSION,
   SANDBOX,
   SPEC_JUDGE,
   VERDICT,
@@ -118,6 +121,39 @@ describe("verifier builder", { timeout: 15_000 }, () => {
     expect(await screen.findByText("No change: the spec is identical to version 1.")).toBeInTheDocument();
   });
 
+  it("adds a layer at the end of its stage and warns when a move puts a layer out of stage order", async () => {
+    verifierApi();
+    renderApp("/verifiers/1/builder");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("button", { name: "Add python_ast layer" }, LOADED));
+    expect(layerNames()).toEqual(["Layer 1: parses", "Layer 2: python_ast", "Layer 3: tests"]);
+    expect(screen.queryByRole("status", { name: "Layer order" })).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole("button", { name: "Move tests up" }));
+    expect(screen.getByRole("status", { name: "Layer order" })).toHaveTextContent(
+      "'python_ast' (syntax) runs after 'tests' (semantics): it is skipped whenever tests fails",
+    );
+    await user.click(screen.getByRole("button", { name: "Move tests down" }));
+    expect(screen.queryByRole("status", { name: "Layer order" })).not.toBeInTheDocument();
+  });
+
+  it("says whether a forbidden layer checks the whole response or only the answer", async () => {
+    verifierApi();
+    renderApp("/verifiers/1/builder");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("button", { name: "Add forbidden layer" }, LOADED));
+    const forbidden = screen.getByRole("listitem", { name: "Layer 3: forbidden" });
+    expect(within(forbidden).getByTestId("layer-scope")).toHaveTextContent("Checks the whole response.");
+    expect(within(forbidden).queryByLabelText("target")).not.toBeInTheDocument();
+
+    await user.selectOptions(within(forbidden).getByLabelText("scope"), "answer");
+    expect(within(forbidden).getByTestId("layer-scope")).toHaveTextContent(
+      "Checks only the extracted answer (extractor python_block).",
+    );
+  });
+
   it("marks a model judge layer as biased", async () => {
     verifierApi();
     renderApp("/verifiers/1/builder");
@@ -157,6 +193,88 @@ describe("verifier playground", { timeout: 15_000 }, () => {
     };
     expect(body.spec.extract).toBe("python_block");
     expect(body.expected.entry_point).toBe("add");
+  });
+
+  function poolApi(extra: Record<string, MockHandler> = {}) {
+    return verifierApi({
+      "POST /api/v1/verifiers/playground/": { body: VERDICT },
+      "GET /api/v1/families/": { body: paginated([POOL_FAMILY]) },
+      "GET /api/v1/families/7/versions/": { body: paginated([POOL_VERSION]) },
+      "GET /api/v1/pool-versions/70/tasks/": ({ search }) => {
+        const page = Number(new URLSearchParams(search).get("page") ?? 1);
+        const single = new URLSearchParams(search).get("page_size") === "1";
+        const results = single ? POOL_TASKS.slice(page - 1, page) : POOL_TASKS;
+        return { body: { ...paginated(results), count: POOL_TASKS.length } };
+      },
+      ...extra,
+    });
+  }
+
+  async function chooseFamily(user: ReturnType<typeof userEvent.setup>) {
+    await user.click(await screen.findByText("Load a real task from a pool version", undefined, LOADED));
+    await user.selectOptions(screen.getByLabelText("Family"), "7");
+    await screen.findByRole("option", { name: /#2 · level 2 · Complete the function second/ });
+  }
+
+  it("loads a real task of a pool version into the form and runs the draft on it", async () => {
+    const { requests } = poolApi();
+    renderApp("/verifiers/1/playground");
+    const user = userEvent.setup();
+
+    await chooseFamily(user);
+    expect(requests.find((r) => r.path === "/api/v1/families/")?.search).toContain("team=core");
+    expect(screen.getByLabelText("Pool version")).toHaveValue("70");
+    await user.selectOptions(screen.getByLabelText("Task"), "701");
+    await user.click(screen.getByRole("button", { name: "Load task" }));
+
+    expect(screen.getByLabelText("Task prompt")).toHaveTextContent("Complete the function second.");
+    expect(screen.getByTestId("loaded-task")).toHaveTextContent("Task #2 of HumanEval v3 · level 2 · train");
+    expect(screen.getByLabelText("Response")).toHaveValue("");
+    expect(screen.getByLabelText("Expected (JSON object)")).toHaveValue(JSON.stringify(POOL_TASKS[1]!.expected, null, 2));
+
+    await user.type(screen.getByLabelText("Response"), "def second(x): return 1");
+    await user.click(screen.getByRole("button", { name: "Run" }));
+    await screen.findAllByTestId("verdict-row");
+    const body = requests.find((r) => r.path === "/api/v1/verifiers/playground/")?.body as Record<string, unknown>;
+    expect(body.expected).toEqual(POOL_TASKS[1]!.expected);
+    expect(body.context).toEqual({ prompt: "Complete the function second." });
+    expect(body.response).toBe("def second(x): return 1");
+    expect(body.spec).toBeDefined();
+  });
+
+  it("draws a random task of the chosen version", async () => {
+    const { requests } = poolApi();
+    const random = vi.spyOn(Math, "random").mockReturnValue(0.9);
+    renderApp("/verifiers/1/playground");
+    const user = userEvent.setup();
+
+    await chooseFamily(user);
+    await user.click(screen.getByRole("button", { name: "Random task" }));
+
+    expect(await screen.findByLabelText("Task prompt")).toHaveTextContent("Complete the function third.");
+    const draw = requests.find((r) => r.search.includes("page_size=1"));
+    expect(new URLSearchParams(draw?.search).get("page")).toBe("3");
+    random.mockRestore();
+  });
+
+  it("runs a saved version by its id instead of the draft", async () => {
+    const { requests } = poolApi({
+      "GET /api/v1/verifiers/": { body: paginated([VERIFIER]) },
+      "GET /api/v1/verifiers/1/versions/": { body: [versionOf(1), versionOf(2, undefined, "stricter")] },
+    });
+    renderApp("/verifiers/1/playground");
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByRole("radio", { name: "a saved version" }, LOADED));
+    expect(await screen.findByRole("option", { name: "v2 · stricter" })).toBeInTheDocument();
+    await user.selectOptions(screen.getByLabelText("Version"), "1");
+    expect(screen.getByText("Runs version 1 exactly as saved.")).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Run" }));
+
+    await screen.findAllByTestId("verdict-row");
+    const body = requests.find((r) => r.path === "/api/v1/verifiers/playground/")?.body as Record<string, unknown>;
+    expect(body.verifier_version).toBe(1);
+    expect(body).not.toHaveProperty("spec");
   });
 
   it("shows sandbox warnings loudly", async () => {

@@ -118,7 +118,13 @@ function VerifierPage({ verifier, tab }: { verifier: Verifier; tab: Tab }) {
         />
       )}
       {tab === "playground" && (
-        <Playground verifierId={verifier.id} familyKind={verifier.family_kind} spec={toSpec(draft)} dirty={dirty} />
+        <Playground
+          verifierId={verifier.id}
+          team={verifier.team ?? ""}
+          familyKind={verifier.family_kind}
+          spec={toSpec(draft)}
+          dirty={dirty}
+        />
       )}
       {tab === "examples" && <ExamplesPanel verifier={verifier} />}
       {tab === "versions" && <VersionsPanel verifierId={verifier.id} />}

@@ -1,0 +1,71 @@
+"""The layering check on small trees written for each case, and its command on this project."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "check_layering.py"
+spec = importlib.util.spec_from_file_location("check_layering", SCRIPT)
+assert spec is not None and spec.loader is not None
+check_layering = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(check_layering)
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from tasks_app.models import PoolJob",
+        "from tasks_app import models",
+        "import tasks_app.models.families",
+    ],
+)
+def test_it_fails_when_experiments_reads_tasks_app_tables(tmp_path, line):
+    root = tree(tmp_path, {"experiments/services/grading.py": f"{line}\n"})
+    assert check_layering.violations(root) == [
+        "experiments/services/grading.py imports tasks_app.models"
+    ]
+
+
+def test_it_lets_experiments_call_tasks_app_services_and_pure_code(tmp_path):
+    code = (
+        "from tasks_app.services import curricula, pool_jobs\n"
+        "from tasks_app import verifiers\n"
+        "from tasks_app.families.base import Task\n"
+    )
+    root = tree(tmp_path, {"experiments/services/sampling.py": code})
+    assert check_layering.violations(root) == []
+
+
+def test_it_fails_when_tasks_app_names_an_experiments_task(tmp_path):
+    code = 'app.send_task("experiments.tasks.grade_pool_version", args=[1])\n'
+    root = tree(tmp_path, {"tasks_app/services/jobs.py": code, "tasks_app/api/ok.py": '"ok"\n'})
+    assert check_layering.violations(root) == [
+        "tasks_app/services/jobs.py names experiments.tasks.grade_pool_version"
+    ]
+
+
+def test_it_still_keeps_django_out_of_the_engine(tmp_path):
+    root = tree(tmp_path, {"training/engine.py": "from django.db import models\n"})
+    assert check_layering.violations(root) == ["training/engine.py imports django"]
+
+
+def test_it_exits_non_zero_and_says_why_from_the_command_line(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT)], capture_output=True, text=True, check=False
+    )
+    problems = check_layering.violations()
+    assert result.returncode == (1 if problems else 0)
+    assert result.stdout.splitlines() == problems
