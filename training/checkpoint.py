@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from training.engine import Run
 from training.interfaces import CheckpointStore
+from training.step import Run
 
 
 def save(run: Run, store: CheckpointStore, metrics: dict[str, float]) -> Path | None:
@@ -27,6 +27,7 @@ def save(run: Run, store: CheckpointStore, metrics: dict[str, float]) -> Path | 
     acc = run.accelerator
     path = store.new_dir(run.step) if acc.is_main_process else None
     path = Path(acc.gather_for_metrics([str(path)])[0]) if acc.num_processes > 1 else path
+    assert path is not None  # the main process made it; the others were told its name
     save_checkpoint(run, path, metrics)
     acc.wait_for_everyone()
     if acc.is_main_process:
@@ -45,6 +46,7 @@ def save_checkpoint(run: Run, path: Path, metrics: dict[str, float]) -> None:
         torch.save(run.scheduler.state_dict(), path / "scheduler.pt")
         state = {
             "step": run.step,
+            "tokens_seen": run.tokens_seen,
             "config": run.config.to_dict(),
             "sampler": pickle.dumps(run.sampler.state_dict()).hex(),
             "metrics": metrics,
@@ -65,6 +67,7 @@ def load_checkpoint(run: Run, path: Path) -> None:
     state = json.loads((path / "state.json").read_text())
     run.sampler.load_state_dict(pickle.loads(bytes.fromhex(state["sampler"])))
     run.step = state["step"]
+    run.tokens_seen = int(state.get("tokens_seen", 0))  # older checkpoints lack it
     set_rng_state(torch.load(path / f"rng-rank{rank}.pt", weights_only=False))
 
 

@@ -109,4 +109,4 @@ def _judge(digits: str, text: str) -> RewardResult:
 def corpus(n: int = 2000, seed: int = 0) -> list[str]:
     """Text to train the tiny tokenizer on."""
     sampler = DigitSortSampler(1, 10, seed=seed)
-    return [item.prompt + item.answer for item in sampler.sample(n)]
+    return [item.prompt + (item.answer or "") for item in sampler.sample(n)]

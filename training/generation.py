@@ -8,10 +8,10 @@ through `sync_weights`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 import torch
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import GenerationMixin, PreTrainedModel, PreTrainedTokenizerBase
 
 from training.config import SamplingConfig
 
@@ -75,7 +75,8 @@ class HFGenerator:
         prompt_mask = enc["attention_mask"].repeat_interleave(n, dim=0).to(device)
         was_training = self.model.training
         self.model.eval()
-        out = self.model.generate(
+        # Causal LMs mix in GenerationMixin; PreTrainedModel alone does not declare generate.
+        out = cast(GenerationMixin, self.model).generate(
             input_ids=prompt_ids,
             attention_mask=prompt_mask,
             **generate_kwargs(sampling),

@@ -14,15 +14,6 @@ from functools import partial
 import torch
 
 from training.config import GRPOConfig
-from training.engine import (
-    Batch,
-    Run,
-    completion_logits,
-    micro_batches,
-    rollout,
-    sample_items,
-    update,
-)
 from training.losses import (
     aggregate,
     clipped_surrogate,
@@ -34,6 +25,15 @@ from training.losses import (
     zero_std_groups,
 )
 from training.metrics import MetricLists
+from training.step import (
+    Batch,
+    Run,
+    completion_logits,
+    micro_batches,
+    rollout,
+    sample_items,
+    update,
+)
 
 
 def train_step(run: Run) -> dict[str, float]:
@@ -45,10 +45,15 @@ def train_step(run: Run) -> dict[str, float]:
     advantages = group_advantages(
         batch.rewards, config.group_size, config.scale_rewards, config.advantage_estimator
     )  # (B,)
+    batch.advantages = advantages
     flat = zero_std_groups(batch.rewards, config.group_size)  # (B,)
     metrics["frac_reward_zero_std"] = flat.float().mean().item()
     keep = ~flat if config.drop_zero_std_groups else torch.ones_like(flat)
-    if not keep.any():
+    # Across processes every rank must run the same forward/backward passes, or the gradient
+    # all-reduce of one waits forever for the other: no rank may skip rows on its own
+    # rewards. Rows it would skip still count for nothing (their loss is masked out).
+    alone = run.accelerator.num_processes == 1
+    if not keep.any() and alone:
         return metrics  # nothing to learn from: every group was all-pass or all-fail
 
     # A row with zero advantage adds nothing to the clipped surrogate (A x ratio = 0), so
@@ -64,13 +69,13 @@ def train_step(run: Run) -> dict[str, float]:
         for micro in micro_batches(len(batch.items), config):
             mini = torch.cat(micro)
             denominators = (
-                int(keep[mini].sum()),
+                max(int(keep[mini].sum()), 1),
                 int(batch.rollout.completion_mask[mini][keep[mini]].sum()),
                 len(mini),
             )
             update(
                 run,
-                [rows[active[rows]] for rows in micro if active[rows].any()],
+                [rows[active[rows]] for rows in micro if active[rows].any()] if alone else micro,
                 partial(
                     policy_loss, run, batch, advantages, keep, old_logps, ref_logps, denominators
                 ),

@@ -35,6 +35,9 @@ class RewardResult:
     passed: bool = False
     parts: dict[str, float] = field(default_factory=dict)
     error_type: str | None = None
+    details: dict[str, Any] | None = None
+    """Optional JSON-able detail of the verdict (e.g. a layered verifier's layers), passed
+    through to the rollout sink untouched."""
 
 
 @runtime_checkable
@@ -56,6 +59,28 @@ RewardFn = Callable[[Sequence[Item], Sequence[str]], list[RewardResult]]
 @runtime_checkable
 class MetricsSink(Protocol):
     def log(self, step: int, metrics: dict[str, float]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One sampled completion of a step, as the rollout sink receives it."""
+
+    item: Item
+    text: str
+    result: RewardResult
+    group: int
+    """Index of its prompt within this process's share of the step (its GRPO group)."""
+    sample: int
+    """Index within the group (0 .. G-1)."""
+    advantage: float | None
+    """The advantage it was trained with (the mean over its tokens for PPO); None when the
+    algorithm has none (rejection sampling)."""
+
+
+@runtime_checkable
+class RolloutSink(Protocol):
+    def rollouts(self, step: int, completions: Sequence[Completion]) -> None:
+        """Called on the main process after each RL step with that process's completions."""
 
 
 @runtime_checkable

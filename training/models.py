@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from torch import nn
 from transformers import (
     AutoModelForCausalLM,
     AutoTokenizer,
@@ -77,6 +78,8 @@ def load_model(
     config: ModelConfig, corpus: Iterable[str] | None = None, seed: int = 0
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """Load `config.path`, or build the tiny model (its tokenizer trained on `corpus`)."""
+    tokenizer: PreTrainedTokenizerBase
+    model: PreTrainedModel
     if config.path is None:
         if corpus is None:
             raise ValueError("model.path: required unless a corpus is given for the tiny builder")
@@ -106,3 +109,16 @@ def _align_generation_config(model: PreTrainedModel, tokenizer: PreTrainedTokeni
     gen.pad_token_id = tokenizer.pad_token_id
     gen.eos_token_id = tokenizer.eos_token_id
     gen.bos_token_id = tokenizer.bos_token_id
+
+
+class ValueHead(nn.Module):
+    """V(s_t) from the policy's last hidden state: (B, T, H) -> (B, T)."""
+
+    def __init__(self, hidden_size: int) -> None:
+        super().__init__()
+        self.linear = nn.Linear(hidden_size, 1)
+        nn.init.zeros_(self.linear.weight)
+        nn.init.zeros_(self.linear.bias)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.linear(hidden.float()).squeeze(-1)

@@ -10,18 +10,8 @@ from __future__ import annotations
 from functools import partial
 
 import torch
-from torch import nn
 
 from training.config import PPOConfig
-from training.engine import (
-    Batch,
-    Run,
-    completion_logits,
-    micro_batches,
-    rollout,
-    sample_items,
-    update,
-)
 from training.losses import (
     clipped_surrogate,
     entropy_from_logits,
@@ -33,19 +23,15 @@ from training.losses import (
     whiten,
 )
 from training.metrics import MetricLists
-
-
-class ValueHead(nn.Module):
-    """V(s_t) from the policy's last hidden state: (B, T, H) -> (B, T)."""
-
-    def __init__(self, hidden_size: int) -> None:
-        super().__init__()
-        self.linear = nn.Linear(hidden_size, 1)
-        nn.init.zeros_(self.linear.weight)
-        nn.init.zeros_(self.linear.bias)
-
-    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.linear(hidden.float()).squeeze(-1)
+from training.step import (
+    Batch,
+    Run,
+    completion_logits,
+    micro_batches,
+    rollout,
+    sample_items,
+    update,
+)
 
 
 def train_step(run: Run) -> dict[str, float]:
@@ -67,6 +53,8 @@ def train_step(run: Run) -> dict[str, float]:
     advantages, returns = gae(token_rewards, old_values, mask, config.gamma, config.lam)
     if config.whiten_advantages:
         advantages = whiten(advantages, mask)
+    # One number per completion for the rollout record: its mean token advantage.
+    batch.advantages = masked_mean(advantages, mask, dim=1)  # (B,)
 
     log = MetricLists()
     for _epoch in range(config.num_epochs):
@@ -93,7 +81,7 @@ def rollout_statistics(run: Run, batch: Batch):
             mb = batch.rollout.select(rows)
             logits, hidden = completion_logits(run.model, mb, temperature, hidden=True)
             logps.append(token_logprobs(logits, mb.completion_ids))
-            values.append(run.value_head(hidden))
+            values.append(run.critic(hidden))
             if run.ref_model is not None:
                 ref_logits, _ = completion_logits(run.ref_model, mb, temperature)
                 ref.append(token_logprobs(ref_logits, mb.completion_ids))
@@ -112,7 +100,7 @@ def ppo_loss(run: Run, batch: Batch, old_logps, old_values, advantages, returns,
     )
 
     # Clipped value loss (cleanrl's ppo.py): max of unclipped and clipped squared errors.
-    values = run.value_head(hidden)
+    values = run.critic(hidden)
     values_clipped = old_values[rows] + (values - old_values[rows]).clamp(
         -config.vf_clip, config.vf_clip
     )

@@ -3,8 +3,8 @@ et al. 2022): sample G completions per prompt, keep the verified ones, SFT on th
 
 from __future__ import annotations
 
-from training.engine import Run, rollout, sample_items
 from training.sft import sft_on, teacher_rollout
+from training.step import Run, rollout, sample_items
 
 
 def train_step(run: Run) -> dict[str, float]:

@@ -8,16 +8,16 @@ from functools import partial
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from training.engine import Run, completion_logits, micro_batches, sample_items, update
 from training.generation import Rollout
 from training.losses import masked_sum, token_logprobs
 from training.metrics import MetricLists
+from training.step import Run, completion_logits, micro_batches, sample_items, update
 
 
 def train_step(run: Run) -> dict[str, float]:
     items = sample_items(run)
-    answers = [it.answer for it in items]
-    if any(a is None for a in answers):
+    answers = [it.answer for it in items if it.answer is not None]
+    if len(answers) != len(items):
         raise ValueError("SFT needs items with an `answer` (reference completion)")
     batch = teacher_rollout(
         run.tokenizer, [it.prompt for it in items], answers, run.accelerator.device

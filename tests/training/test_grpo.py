@@ -1,12 +1,15 @@
 import copy
 
+import pytest
 import torch
 
 from training import digits, grpo
 from training.config import GRPOConfig, ModelConfig, SamplingConfig
-from training.engine import build_run, train
-from training.interfaces import MemorySink
+from training.engine import train
+from training.interfaces import MemorySink, RewardResult
+from training.losses import normalize_and_clip
 from training.models import load_model
+from training.step import build_run, rollout, sample_items
 
 from .conftest import learns_digit_first
 
@@ -130,3 +133,50 @@ def test_it_learns_a_task_an_untrained_model_can_learn():
     before, after, _ = learns_digit_first(GRPOConfig)
     assert before < 0.2
     assert after > before + 0.5
+
+
+def spread_reward(items, completions) -> list[RewardResult]:
+    """The completion's length in characters: raw rewards far outside [-1, 1]."""
+    return [RewardResult(float(len(t)), passed=True) for t in completions]
+
+
+def test_it_trains_on_normalised_and_clipped_rewards_but_logs_the_raw_ones(base):
+    model, tokenizer = base
+    config = small(prompts_per_step=8, reward_normalization="batch", reward_clip=1.0)
+    run = build_run(config, model, tokenizer, sampler(2), spread_reward)
+    batch = rollout(run, sample_items(run), config.group_size)
+    raw = torch.tensor([r.reward for r in batch.results])
+    assert raw.max() > 3 and raw.std() > 1  # the clip has something to do
+    assert batch.rewards.abs().max() <= 1.0
+    assert torch.equal(batch.rewards, normalize_and_clip(raw, "batch", 1.0))
+    assert batch.metrics["reward/mean"] == pytest.approx(raw.mean().item())
+
+
+def constant_reward(items, completions) -> list[RewardResult]:
+    return [RewardResult(1.0, passed=True) for _ in completions]
+
+
+def one_step_changes(base, **overrides) -> tuple[bool, dict[str, float]]:
+    """Whether one GRPO step with an entropy bonus moved the weights, and its metrics."""
+    model, tokenizer = base
+    before = copy.deepcopy(model.state_dict())
+    sink = MemorySink()
+    train(
+        small(prompts_per_step=4, entropy_coef=0.05, **overrides),
+        sampler=sampler(),
+        reward_fn=constant_reward,
+        sink=sink,
+        model=model,
+        tokenizer=tokenizer,
+    )
+    changed = any(not torch.equal(v, before[k]) for k, v in model.state_dict().items())
+    return changed, sink.rows[0][1]
+
+
+def test_it_drops_zero_variance_groups_from_the_update_when_asked(base_dir):
+    # Every group is all-pass, so only the entropy bonus carries a gradient.
+    fresh = lambda: load_model(ModelConfig(path=str(base_dir)))  # noqa: E731
+    kept, metrics = one_step_changes(fresh(), drop_zero_std_groups=False)
+    dropped, dropped_metrics = one_step_changes(fresh(), drop_zero_std_groups=True)
+    assert metrics["frac_reward_zero_std"] == dropped_metrics["frac_reward_zero_std"] == 1.0
+    assert kept and not dropped

@@ -10,6 +10,7 @@ from training.losses import (
     kl_k1,
     kl_k3,
     masked_mean,
+    normalize_and_clip,
     zero_std_groups,
 )
 
@@ -89,3 +90,14 @@ def test_it_aggregates_micro_batches_to_the_mini_batch_loss():
 
 def test_it_returns_zero_for_an_empty_mask():
     assert masked_mean(torch.ones(3), torch.zeros(3)).item() == 0.0
+
+
+def test_it_standardises_rewards_over_the_batch_then_clips_them():
+    rewards = torch.tensor([0.0, 1.0, 2.0, 3.0, 100.0])
+    normalised = normalize_and_clip(rewards, "batch", None)
+    assert abs(normalised.mean().item()) < 1e-5
+    assert abs(normalised.std().item() - 1) < 1e-4
+    clipped = normalize_and_clip(rewards, "batch", 1.0)
+    assert clipped.max().item() == 1.0 and clipped.min().item() >= -1.0
+    assert torch.equal(normalize_and_clip(rewards, "none", 2.5), rewards.clamp(-2.5, 2.5))
+    assert torch.equal(normalize_and_clip(rewards, "none", None), rewards)

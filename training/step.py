@@ -1,0 +1,261 @@
+"""What every algorithm's step shares: the `Run` it reads and updates, how a run is built, and
+the helpers `sample_items`, `rollout`, `completion_logits`, `micro_batches` and `update`.
+
+The driver (`training.engine`) and the algorithm files (`grpo.py`, `ppo.py`, `sft.py`,
+`rejection.py`) both import this module; it imports neither, so imports run one way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from accelerate import Accelerator
+from accelerate.utils import broadcast_object_list, gather_object
+from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_scheduler
+
+from training.config import BaseConfig, RLConfig
+from training.generation import HFGenerator, Rollout
+from training.interfaces import Completion, Item, RewardFn, RewardResult, TaskSampler
+from training.losses import normalize_and_clip
+from training.metrics import MetricLists, Timer, completion_metrics, reward_metrics
+from training.models import ValueHead
+
+
+@dataclass
+class Run:
+    """Everything a step needs; `train_step(run)` functions read and update it."""
+
+    config: Any
+    accelerator: Accelerator
+    model: torch.nn.Module  # prepared (possibly DDP/FSDP-wrapped) policy
+    tokenizer: PreTrainedTokenizerBase
+    optimizer: torch.optim.Optimizer
+    scheduler: Any
+    sampler: TaskSampler
+    reward_fn: RewardFn
+    generator: HFGenerator
+    ref_model: torch.nn.Module | None = None
+    value_head: torch.nn.Module | None = None
+    step: int = 0
+    timer: Timer = field(default_factory=Timer)
+    tokens_seen: int = 0
+    """Completion tokens generated (or trained on, for SFT) by every process so far."""
+    batch: Batch | None = None
+    """This step's verified rollout, kept until the driver has reported its completions."""
+
+    @property
+    def policy(self) -> PreTrainedModel:
+        return self.accelerator.unwrap_model(self.model)
+
+    @property
+    def critic(self) -> torch.nn.Module:
+        """The value head: only PPO builds one."""
+        if self.value_head is None:
+            raise RuntimeError("this algorithm has no value head (only PPO builds one)")
+        return self.value_head
+
+
+@dataclass
+class Batch:
+    """One step's verified rollout: rows are grouped by prompt (G rows each)."""
+
+    items: list[Item]  # one per row
+    rollout: Rollout
+    results: list[RewardResult]
+    rewards: torch.Tensor  # (B,) normalised and clipped
+    metrics: dict[str, float]
+    group_size: int = 1
+    advantages: torch.Tensor | None = None  # (B,) set by the algorithm once computed
+
+    def completions(self) -> list[Completion]:
+        """Each row with its verdict, group, sample index and advantage, for a rollout sink."""
+        n, size = len(self.items), self.group_size
+        advantages = self.advantages.tolist() if self.advantages is not None else [None] * n
+        return [
+            Completion(item, text, result, row // size, row % size, advantage)
+            for row, (item, text, result, advantage) in enumerate(
+                zip(self.items, self.rollout.texts, self.results, advantages, strict=True)
+            )
+        ]
+
+
+def make_accelerator(config: BaseConfig) -> Accelerator:
+    """Device handling lives in accelerate: CPU here, GPUs (bf16, DDP/FSDP) under launch."""
+    on_gpu = torch.cuda.is_available()
+    if not on_gpu:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        if config.cpu_threads:
+            torch.set_num_threads(config.cpu_threads)
+    mixed = config.mixed_precision if on_gpu else "no"
+    return Accelerator(cpu=not on_gpu, mixed_precision=mixed)
+
+
+def build_run(
+    config: BaseConfig,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    sampler: TaskSampler,
+    reward_fn: RewardFn,
+) -> Run:
+    accelerator = make_accelerator(config)
+    ref_model = None
+    if isinstance(config, RLConfig) and config.uses_reference:
+        ref_model = copy.deepcopy(model).eval().requires_grad_(False)
+        ref_model = accelerator.prepare_model(ref_model, evaluation_mode=True)
+    value_head = None
+    if config.algorithm == "ppo":
+        value_head = ValueHead(model.config.hidden_size)
+    model.train()
+    prepared = (
+        accelerator.prepare(model) if value_head is None else accelerator.prepare(model, value_head)
+    )
+    model, value_head = (prepared, None) if value_head is None else prepared
+    params = [p for p in model.parameters() if p.requires_grad]
+    if value_head is not None:
+        params += list(value_head.parameters())
+    optimizer = torch.optim.AdamW(
+        params, lr=config.learning_rate, betas=config.adam_betas, weight_decay=config.weight_decay
+    )
+    optimizer = accelerator.prepare_optimizer(optimizer)
+    scheduler = get_scheduler(
+        "constant_with_warmup" if config.lr_schedule == "constant" else config.lr_schedule,
+        optimizer,
+        num_warmup_steps=config.warmup_steps,
+        num_training_steps=config.max_steps * config.optimizer_steps_per_step,
+    )
+    unwrapped = accelerator.unwrap_model(model)
+    is_fsdp = accelerator.distributed_type.name.startswith("FSDP")
+    generator = HFGenerator(model if is_fsdp else unwrapped, tokenizer)
+    return Run(
+        config,
+        accelerator,
+        model,
+        tokenizer,
+        optimizer,
+        scheduler,
+        sampler,
+        reward_fn,
+        generator,
+        ref_model,
+        value_head,
+    )
+
+
+def sample_items(run: Run) -> list[Item]:
+    """This process's share of the step's prompts (every process draws the same global list)."""
+    acc = run.accelerator
+    items = run.sampler.sample(run.config.prompts_per_step)
+    return items[acc.process_index :: acc.num_processes]
+
+
+def rollout(run: Run, items: Sequence[Item], group_size: int) -> Batch:
+    """Generate G completions per item, verify them, and turn results into rewards."""
+    config = run.config
+    with run.timer("generation"), run.accelerator.autocast():
+        out = run.generator.generate([it.prompt for it in items], config.sampling, n=group_size)
+    rows = [it for it in items for _ in range(group_size)]
+    with run.timer("verification"):
+        results = run.reward_fn(rows, out.texts)
+    device = out.completion_ids.device
+    raw = torch.tensor(
+        [config.unscorable_reward if r.reward is None else r.reward for r in results],
+        dtype=torch.float32,
+        device=device,
+    )
+    rewards = normalize_and_clip(raw, config.reward_normalization, config.reward_clip)
+    run.sampler.observe(*global_results(run.accelerator, rows, results))
+    metrics = {**reward_metrics(rows, results, raw), **completion_metrics(out)}
+    metrics["perf/completion_tokens"] = out.lengths.sum().item()
+    metrics["perf/completions"] = len(rows)
+    run.batch = Batch(rows, out, results, rewards, metrics, group_size)
+    return run.batch
+
+
+def global_results(
+    acc: Accelerator, rows: Sequence[Item], results: Sequence[RewardResult]
+) -> tuple[list[Item], list[RewardResult]]:
+    """Every process's rows and results (process 0's first), on every process.
+
+    The sampler sees the whole step's batch on each rank, so a curriculum's state stays the
+    same everywhere; `sample_items` relies on it, since each rank draws the global list from
+    its own sampler and keeps its share.
+    """
+    if acc.num_processes == 1:
+        return list(rows), list(results)
+    gathered = gather_object([(list(rows), list(results))])  # one (rows, results) per rank
+    return [r for part, _ in gathered for r in part], [r for _, part in gathered for r in part]
+
+
+def main_decides(acc: Accelerator, decide: Callable[[], bool]) -> bool:
+    """The main process's answer to `decide()`, on every process.
+
+    Whether to stop, or to write a last checkpoint, must be one answer: a rank that leaves the
+    loop (or skips a save) while another enters the next collective hangs them both. Only the
+    main process asks (a cancel flag in a database, a store's newest checkpoint).
+    """
+    if acc.num_processes == 1:
+        return decide()
+    answer = [decide() if acc.is_main_process else None]
+    broadcast_object_list(answer, from_process=0)
+    return bool(answer[0])
+
+
+def completion_logits(
+    model: torch.nn.Module, rollout: Rollout, temperature: float, hidden: bool = False
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Logits (B, C, V) at each completion position, divided by the sampling temperature
+    so they score the distribution that was sampled; optionally the last hidden states (B, C, H)."""
+    n = rollout.completion_ids.shape[1]
+    out = model(
+        input_ids=rollout.input_ids,
+        attention_mask=rollout.attention_mask,
+        logits_to_keep=n + 1,
+        output_hidden_states=hidden,
+        use_cache=False,
+    )
+    logits = out.logits[:, :-1].float() / temperature
+    states = out.hidden_states[-1][:, -n - 1 : -1] if hidden else None
+    return logits, states
+
+
+def micro_batches(n_rows: int, config: BaseConfig) -> Iterator[list[torch.Tensor]]:
+    """Row indices, shuffled (global torch RNG): one list of micro-batches per optimizer step."""
+    order = torch.randperm(n_rows)
+    mini, micro = config.mini_batch_size, config.micro_size
+    for start in range(0, n_rows, mini):
+        rows = order[start : start + mini]
+        yield [rows[i : i + micro] for i in range(0, len(rows), micro)]
+
+
+def update(
+    run: Run,
+    micro: list[torch.Tensor],
+    loss_fn: Callable[[torch.Tensor], tuple[torch.Tensor, dict[str, float]]],
+    log: MetricLists,
+) -> None:
+    """One optimizer step over `micro` (lists of row indices), accumulating gradients.
+
+    `loss_fn(rows)` returns this micro-batch's share of the mini-batch loss (already divided
+    by mini-batch-wide denominators), so gradients simply add up.
+    """
+    acc = run.accelerator
+    with run.timer("update"):
+        for i, rows in enumerate(micro):
+            last = i == len(micro) - 1
+            sync = contextlib.nullcontext() if last else acc.no_sync(run.model)
+            with sync, acc.autocast():
+                loss, metrics = loss_fn(rows)
+                acc.backward(loss)
+            log.add(**metrics)
+        params = [p for group in run.optimizer.param_groups for p in group["params"]]
+        max_norm = run.config.max_grad_norm or float("inf")
+        grad_norm = acc.clip_grad_norm_(params, max_norm)
+        run.optimizer.step()
+        run.scheduler.step()
+        run.optimizer.zero_grad(set_to_none=True)
+    log.add(grad_norm=grad_norm)
