@@ -22,8 +22,16 @@ $(NPM_STAMP): frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund --loglevel=error
 	touch $(NPM_STAMP)
 
-frontend: $(NPM_STAMP)
+# The SPA is rebuilt only when something it is built from changed since the last build.
+FRONTEND_SOURCES := $(shell find frontend/src frontend/public frontend/index.html \
+  frontend/vite.config.ts frontend/tsconfig*.json frontend/package.json -type f 2>/dev/null)
+FRONTEND_BUILD := frontend/dist/index.html
+
+$(FRONTEND_BUILD): $(NPM_STAMP) $(FRONTEND_SOURCES)
 	cd frontend && npm run build
+	touch $(FRONTEND_BUILD)
+
+frontend: $(FRONTEND_BUILD)
 
 run: install frontend
 	$(BIN)/python manage.py migrate --noinput
@@ -39,6 +47,7 @@ worker: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python scripts/check_layering.py
 
 types: install $(NPM_STAMP)
@@ -65,6 +74,7 @@ test-python: install frontend
 test: lint check-types test-frontend test-python
 
 bench: install
+	$(BIN)/python -m pip install -q -e '.[dev,bench]'
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:

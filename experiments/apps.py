@@ -4,3 +4,19 @@ from django.apps import AppConfig
 class ExperimentsConfig(AppConfig):
     name = "experiments"
     verbose_name = "Experiments and runs"
+
+    def ready(self) -> None:
+        from tasks_app.services import families, model_choices, pool_jobs
+
+        from . import signals
+        from .services import pins, workers
+        from .tasks import grade_pool_version
+
+        # Measuring difficulty needs a model and the engine, which tasks_app does not know:
+        # it queues the job through this runner instead of naming our task.
+        pool_jobs.register_runner("grade", grade_pool_version.delay)
+        # ... and only the workers know which models can be loaded.
+        model_choices.provide(workers.model_problem)
+        # A family whose versions an experiment trained on must stay: it is archived instead.
+        families.register_pin_finder(pins.experiments_pinning)
+        signals.connect()  # a Celery worker's heartbeat, from ready to shutdown

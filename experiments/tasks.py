@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+import socket
+
+from celery import Task, shared_task
+from django.conf import settings
 
 
 @shared_task(name="experiments.tasks.grade_pool_version", acks_late=True, soft_time_limit=6 * 3600)
@@ -10,3 +13,18 @@ def grade_pool_version(job_id: int) -> None:
     from experiments.services import grading
 
     grading.run_job(job_id)
+
+
+@shared_task(
+    bind=True,
+    name="experiments.tasks.run_training",
+    acks_late=True,
+    reject_on_worker_lost=True,  # a worker killed mid-run puts the message back: it resumes
+    soft_time_limit=settings.RUN_TIME_LIMIT_SECONDS,
+    time_limit=settings.RUN_TIME_LIMIT_SECONDS + 600,
+)
+def run_training(self: Task, run_id: int) -> None:
+    """Train run ``run_id`` (queued on ``gpu``); a run another worker holds is left alone."""
+    from experiments.services import training_job
+
+    training_job.run_job(run_id, self.request.hostname or socket.gethostname())

@@ -105,12 +105,6 @@ def api(client_for, owner):  # type: ignore[no-untyped-def]
     return client_for(owner)
 
 
-# The shared data sets (HumanEval, GSM8K) lie beside the checkout, as in CI.
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-HUMANEVAL_PATH = DATASETS / "humaneval" / "HumanEval.jsonl.gz"
-GSM8K_PATH = DATASETS / "gsm8k" / "test.jsonl"
-
-
 @contextmanager
 def celery_worker(
     env: dict[str, str], queues: str = "gpu,cpu,default"

@@ -6,7 +6,7 @@ import pytest
 
 from experiments.adapters import verifier_reward_fn
 from experiments.services.sampling import curriculum_sampler
-from tasks_app import verifiers
+from tasks_app.families import string_ops
 from tasks_app.services import curricula, pools
 from training.config import GRPOConfig, ModelConfig, SamplingConfig
 from training.engine import train
@@ -28,7 +28,7 @@ def curriculum(owner, team):
 
 def test_it_runs_grpo_on_curriculum_tasks_judged_by_the_verifier(curriculum, tmp_path):
     sampler = curriculum_sampler(curriculum, seed=0)
-    reward_fn = verifier_reward_fn(verifiers.default_spec("string-ops"))
+    reward_fn = verifier_reward_fn(string_ops.default_verifier())
     corpus = [item.prompt for item in sampler.sample(64)]
     config = GRPOConfig(
         max_steps=2,

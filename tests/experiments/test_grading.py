@@ -2,6 +2,7 @@
 
 import pytest
 
+from experiments.models import Worker
 from experiments.services import grading
 from tasks_app.models import PoolJob, PoolVersion
 from tasks_app.services import pools
@@ -11,16 +12,31 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def tiny_model_dir(tmp_path_factory):
-    path = tmp_path_factory.mktemp("tiny-model")
+def models_root(tmp_path_factory):
+    """A models folder holding one tiny arithmetic model named ``sums``."""
+    root = tmp_path_factory.mktemp("models")
     corpus = [
         f"Compute {a} + {b}. Reply with the result as 'Answer: <number>'. Answer: {a + b}"
         for a in range(10)
         for b in range(10)
     ]
     tokenizer = train_tokenizer(corpus)
-    save_model(build_tiny_model(tokenizer, 1, 32, seed=0), tokenizer, path)
-    return str(path)
+    save_model(build_tiny_model(tokenizer, 1, 32, seed=0), tokenizer, root / "sums")
+    return root
+
+
+@pytest.fixture
+def tiny_model_dir(models_root, settings):
+    """The name a job gives: the model's directory relative to the workers' models folder."""
+    settings.MODELS_DIR = models_root
+    return "sums"
+
+
+@pytest.fixture
+def cpu_worker(settings):
+    """A running cpu-queue worker that offers the ``sums`` model, as its heartbeat would."""
+    entry = {"name": "sums", "path": "sums", "builtin": False, "parameters": 1, "ready": True}
+    return Worker.objects.create(name="celery@cpu", queues=["cpu"], loadable=[entry])
 
 
 @pytest.fixture
@@ -60,25 +76,35 @@ def test_it_does_not_run_a_job_twice(owner, version, tiny_model_dir):
     assert PoolVersion.objects.count() == 1
 
 
-def test_it_reports_a_missing_model_on_the_job(owner, version, tmp_path):
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("Qwen2.5-0.5B-Instruct", "UnknownModel: unknown model 'Qwen2.5-0.5B-Instruct'; "
+         "this machine can load: tiny-digit-sort, sums"),
+        ("../../etc", "UnknownModel: '../../etc' is outside the models folder"),
+    ],
+)
+def test_it_reports_a_model_it_cannot_load_on_the_job_in_words(
+    owner, version, tiny_model_dir, name, reason
+):
     job = PoolJob.objects.create(
-        version=version, params={"model_path": str(tmp_path / "nope"), "k": 1}, created_by=owner
+        version=version, params={"model_path": name, "k": 1}, created_by=owner
     )
     grading.run_job(job.pk)
     job.refresh_from_db()
-    assert job.status == "failed" and job.message
+    assert job.status == "failed" and job.message.startswith(reason)
     assert PoolVersion.objects.count() == 1
 
 
 def test_it_queues_a_grading_job_on_the_broker_from_the_api(
-    api, version, settings, django_capture_on_commit_callbacks
+    api, version, cpu_worker, django_capture_on_commit_callbacks
 ):
     from crucible.celery_app import app
 
     with django_capture_on_commit_callbacks(execute=True):
         response = api.post(
             f"/api/v1/pool-versions/{version.id}/jobs/",
-            {"model_path": "/models/x", "k": 4},
+            {"model_path": "sums", "k": 4},
             format="json",
         )
     assert response.status_code == 202, response.json()
@@ -92,8 +118,66 @@ def test_it_queues_a_grading_job_on_the_broker_from_the_api(
     )
 
 
-def test_it_refuses_grading_to_viewers(client_for, teammate, version):
+def test_it_refuses_grading_to_viewers(client_for, teammate, version, cpu_worker):
     response = client_for(teammate).post(
-        f"/api/v1/pool-versions/{version.id}/jobs/", {"model_path": "/m"}, format="json"
+        f"/api/v1/pool-versions/{version.id}/jobs/", {"model_path": "sums"}, format="json"
     )
     assert response.status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("/models/Qwen2.5-0.5B-Instruct", "no running worker can load "
+         "'/models/Qwen2.5-0.5B-Instruct'; available: sums"),
+        ("sums-typo", "no running worker can load 'sums-typo'; available: sums"),
+    ],
+)
+def test_it_refuses_a_model_no_running_worker_offers_naming_the_field(
+    api, version, cpu_worker, name, reason
+):
+    response = api.post(
+        f"/api/v1/pool-versions/{version.id}/jobs/", {"model_path": name}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"field": "model_path", "code": "unknown_model", "message": reason}
+    ]
+    assert not PoolJob.objects.exists()
+
+
+def test_it_says_no_worker_is_running_when_grading_is_asked_of_none(api, version):
+    response = api.post(
+        f"/api/v1/pool-versions/{version.id}/jobs/", {"model_path": "sums"}, format="json"
+    )
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["field"] == "model_path"
+    assert error["message"].startswith("No worker is running on the cpu queue")
+
+
+def test_it_grades_a_plugged_in_kind_with_that_kinds_default_verifier(
+    owner, team, settings, monkeypatch, tiny_model_dir
+):
+    from tests.tasks_app.families import echo_kind
+
+    settings.TASK_FAMILY_KINDS = {"echo": "tests.tasks_app.families.echo_kind"}
+    family = pools.create_family(owner, team, name="Echo", slug="echo", kind="echo")
+    tasks = pools.generated_tasks(family, {1: 4}, seed=0)
+    source = pools.version_from_tasks(
+        owner, family, tasks, source="generator", detail={}, near=False
+    )[0]
+    used: list[dict] = []
+
+    def pass_rates(model_path, tasks, spec, **kwargs):
+        used.append(spec)
+        return [0.5] * len(tasks)
+
+    monkeypatch.setattr(grading, "pass_rates", pass_rates)
+    job = PoolJob.objects.create(
+        version=source, params={"model_path": tiny_model_dir, "k": 2}, created_by=owner
+    )
+    grading.run_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.message
+    assert used == [echo_kind.default_verifier()]

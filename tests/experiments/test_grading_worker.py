@@ -12,6 +12,7 @@ import time
 import pytest
 from django.db import connection
 
+from experiments.models import Worker
 from tasks_app.models import PoolJob
 from tasks_app.services import pools
 from tests.conftest import celery_worker, need_service
@@ -40,11 +41,22 @@ def worker(redis_url, tmp_path):
         yield process
 
 
-def test_it_grades_a_version_on_a_real_worker(api, owner, team, worker, tmp_path):
-    model_dir = tmp_path / "model"
+@pytest.fixture
+def model_name(tmp_path):
+    """A tiny model in the worker's models folder (its var dir's ``models``)."""
     corpus = [f"Compute {a} + {b}. Answer: {a + b}" for a in range(10) for b in range(10)]
     tokenizer = train_tokenizer(corpus)
-    save_model(build_tiny_model(tokenizer, 1, 32, seed=0), tokenizer, model_dir)
+    save_model(build_tiny_model(tokenizer, 1, 32, seed=0), tokenizer, tmp_path / "models" / "sums")
+    return "sums"
+
+
+def test_it_grades_a_version_on_a_real_worker(api, owner, team, model_name, worker):
+    # The worker's heartbeat advertises the model; until then the API would refuse it.
+    deadline = time.monotonic() + 60
+    while not Worker.objects.filter(queues__contains=["cpu"]).exists():
+        assert time.monotonic() < deadline and worker.poll() is None, "no heartbeat"
+        time.sleep(0.2)
+    assert model_name in [m["name"] for m in Worker.objects.get().loadable]
     family = pools.create_family(owner, team, name="Sums", slug="sums", kind="arithmetic")
     tasks = pools.generated_tasks(family, {1: 5}, seed=0)
     version = pools.version_from_tasks(
@@ -53,7 +65,7 @@ def test_it_grades_a_version_on_a_real_worker(api, owner, team, worker, tmp_path
 
     response = api.post(
         f"/api/v1/pool-versions/{version.id}/jobs/",
-        {"model_path": str(model_dir), "k": 2, "max_new_tokens": 4},
+        {"model_path": model_name, "k": 2, "max_new_tokens": 4},
         format="json",
     )
     assert response.status_code == 202

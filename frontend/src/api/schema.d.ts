@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/v1/algorithms/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every algorithm with its hyper-parameters: type, default and help. */
+        get: operations["algorithms_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit/": {
         parameters: {
             query?: never;
@@ -45,7 +62,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Who changed what, in the teams you belong to (newest first). */
+        /** @description The distinct actions in your teams' audit log, sorted. */
         get: operations["audit_actions_retrieve"];
         put?: never;
         post?: never;
@@ -174,6 +191,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/experiments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Frozen experiment configurations; a change is a clone. */
+        get: operations["experiments_list"];
+        put?: never;
+        /** @description Frozen experiment configurations; a change is a clone. */
+        post: operations["experiments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/experiments/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Frozen experiment configurations; a change is a clone. */
+        get: operations["experiments_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/experiments/{id}/clone/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A new experiment from this one's configuration with `overrides` laid over it. */
+        post: operations["experiments_clone_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/experiments/{id}/diff/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The configuration paths that differ from this experiment to `?other=`. */
+        get: operations["experiments_diff_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/experiments/{id}/launch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Queue a new run of this experiment on the gpu queue. */
+        post: operations["experiments_launch_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/families/": {
         parameters: {
             query?: never;
@@ -203,12 +306,32 @@ export interface paths {
         get: operations["families_retrieve"];
         put?: never;
         post?: never;
-        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
+        /**
+         * @description Delete the family with its versions, or archive it when something pins a version;
+         *     ``GET removal/`` says beforehand which, and why.
+         */
         delete: operations["families_destroy"];
         options?: never;
         head?: never;
         /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         patch: operations["families_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/families/{id}/archive/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Hide the family from lists and make it read-only; its versions stay as they are. */
+        post: operations["families_archive_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/families/{id}/preview/": {
@@ -222,6 +345,43 @@ export interface paths {
         put?: never;
         /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
         post: operations["families_preview_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/families/{id}/removal/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description What deleting the family would do: delete it with its versions, or archive it
+         *     because something pins them (named).
+         */
+        get: operations["families_removal_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/families/{id}/restore/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
+        post: operations["families_restore_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -296,6 +456,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/families/{id}/versions/inspect/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The columns, first rows and text labels of a file, to map it before uploading. */
+        post: operations["families_versions_inspect_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/families/{id}/versions/upload/": {
         parameters: {
             query?: never;
@@ -305,8 +482,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Task families of your teams: a kind of verifiable work, its generator settings and pool versions. */
+        /** @description Freeze a file as a new version, appended to the latest one or replacing it. */
         post: operations["families_versions_upload_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/families/{id}/versions/upload/preview/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description What uploading the file would freeze, counted against the latest version; nothing is
+         *     saved. Send ``base`` from this answer with the upload to freeze exactly this.
+         */
+        post: operations["families_versions_upload_preview_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -320,7 +517,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["family_kinds_retrieve"];
+        get: operations["family_kinds_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/models/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The models some running worker can load: what a run or a job may name. */
+        get: operations["models_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -363,6 +577,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pool-versions/{id}/changes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every task this version added to its parent, or every one of the parent's it removed. */
+        get: operations["pool_versions_changes_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/pool-versions/{id}/jobs/": {
         parameters: {
             query?: never;
@@ -390,6 +621,143 @@ export interface paths {
         };
         /** @description Immutable, content-hashed pool versions with their splits, tasks and grading jobs. */
         get: operations["pool_versions_tasks_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Runs of the caller's teams' experiments; POST cancel/ stops one. */
+        get: operations["runs_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Runs of the caller's teams' experiments; POST cancel/ stops one. */
+        get: operations["runs_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A queued run is cancelled at once; a running one at its next step boundary. */
+        post: operations["runs_cancel_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/checkpoints/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Runs of the caller's teams' experiments; POST cancel/ stops one. */
+        get: operations["runs_checkpoints_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/rollouts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Stored completions with their layered verdicts, by step, group and sample. */
+        get: operations["runs_rollouts_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/metrics/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A run's metrics for charts, per key, and the sequence number to resume from. */
+        get: operations["runs_metrics_retrieve"];
+        put?: never;
+        /** @description Record a batch of metric points. Idempotent: (key, step) is a point's identity, so a retried batch overwrites; points may come in any order. 200 when every item was accepted, 207 when some were refused (each with its field and reason). Needs the editor role in the run's team. */
+        post: operations["runs_metrics_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/metrics/raw/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One metric at full resolution, a page of steps at a time. */
+        get: operations["runs_metrics_raw_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/compare/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Final metrics of several runs side by side, and where their configurations differ. */
+        get: operations["runs_compare_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -484,6 +852,23 @@ export interface paths {
         head?: never;
         /** @description Members of a team and their roles (viewer, editor, admin); changes need the admin role. */
         patch: operations["teams_members_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_slug}/summary/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description How many of each thing the team has made; any member may read it. */
+        get: operations["teams_summary_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/tokens/": {
@@ -678,10 +1063,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every worker that has reported, running or not, newest heartbeat first. */
+        get: operations["workers_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description * `delete` - delete
+         *     * `archive` - archive
+         * @enum {string}
+         */
+        ActionEnum: "delete" | "archive";
+        Algorithm: {
+            /** @description What `config.algorithm` names. */
+            name: string;
+            /** @description The algorithm and its paper. */
+            summary: string;
+            fields: components["schemas"]["Hyperparameter"][];
+        };
+        /**
+         * @description * `grpo` - grpo
+         *     * `ppo` - ppo
+         *     * `rejection` - rejection
+         *     * `rloo` - rloo
+         *     * `sft` - sft
+         * @enum {string}
+         */
+        AlgorithmEnum: "grpo" | "ppo" | "rejection" | "rloo" | "sft";
+        ApiError: {
+            /** @description The field path (`spec.layers[2].params`), or null. */
+            field: string | null;
+            /** @description Machine-readable, e.g. `required`, `not_found`. */
+            code: string;
+            message: string;
+        };
+        ApiErrors: {
+            errors: components["schemas"]["ApiError"][];
+        };
         AuditEvent: {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -689,15 +1123,142 @@ export interface components {
             readonly action: string;
             readonly target_type: string;
             readonly target_id: string;
+            /** @description The target's name when the event happened. */
+            readonly target_label: string;
+            /** @description The path of the target's page in the web app; null once it is deleted or when it has no page. */
+            readonly target_path: string | null;
             readonly team: string;
             /** Format: date-time */
             readonly created_at: string;
             readonly changes: unknown;
         };
+        AvailableModel: {
+            /** @description What a run or a job names. */
+            name: string;
+            /** @description Directory relative to the workers' models folder. */
+            path: string;
+            /** @description The tiny demo model every worker offers. */
+            builtin: boolean;
+            /** @description Parameter count, when cheaply known. */
+            parameters: number | null;
+            /** @description False for the built-in model until its first use builds it (about a minute). */
+            ready: boolean;
+            /** @description Running workers that can load it. */
+            workers: string[];
+        };
+        AvailableModels: {
+            models: components["schemas"]["AvailableModel"][];
+            /** @description Running workers considered. */
+            workers: number;
+            /** @description Why the list is empty (no worker is running, or none has models); else empty. */
+            detail: string;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         CalibrateRequest: {
             /** @description Judge layer name. */
             layer?: string;
+        };
+        /** @description The model judge's best yes-threshold on the labelled examples and the rates there. */
+        Calibration: {
+            total: number;
+            good: number;
+            bad: number;
+            true_positives: number;
+            true_negatives: number;
+            /** @description Bad examples accepted. */
+            false_positives: number;
+            /** @description Good examples refused. */
+            false_negatives: number;
+            /**
+             * Format: double
+             * @description Null without bad examples.
+             */
+            false_positive_rate: number | null;
+            /**
+             * Format: double
+             * @description Null without good examples.
+             */
+            false_negative_rate: number | null;
+            /** Format: double */
+            accuracy: number | null;
+            /** @description The verifier version's number. */
+            version: number;
+            /** @description Labelled examples judged. */
+            examples: number;
+            /** @description The judge layer's name. */
+            layer: string;
+            /** Format: double */
+            threshold: number;
+            /** @description In example order. */
+            scores: components["schemas"]["JudgeScore"][];
+            /** @description The version's spec with this threshold: save it to use it. */
+            spec: components["schemas"]["VerifierSpec"];
+        };
+        Change: {
+            /** @description `hyperparameters.learning_rate`, `a.b[2].c`. */
+            path: string;
+            old: unknown;
+            new: unknown;
+        };
+        Changes: {
+            mode: components["schemas"]["ModeEnum"];
+            /** @description Tasks of the latest version. */
+            previous: number;
+            added: number;
+            removed: number;
+            /** @description Tasks of the latest version still in the new one. */
+            kept: number;
+            /** @description Rows left out as repeats of an earlier row or of a task already there. */
+            duplicates_dropped: number;
+        };
+        Checkpoint: {
+            readonly id: number;
+            readonly step: number;
+            /** @description The directory's name, `step-000042`. */
+            readonly name: string;
+            metrics: {
+                [key: string]: number | null;
+            };
+            readonly size_bytes: number;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        CloneRequest: {
+            name?: string;
+            description?: string;
+            /** @description Laid over the configuration: objects merge key by key, anything else (a list, a value) replaces. */
+            overrides?: {
+                [key: string]: unknown;
+            };
+        };
+        ComparedRun: {
+            id: number;
+            experiment: number;
+            experiment_name: string;
+            number: number;
+            state: string;
+            step: number;
+            max_steps: number;
+        };
+        Comparison: {
+            runs: components["schemas"]["ComparedRun"][];
+            metrics: components["schemas"]["MetricRow"][];
+            config_differences: components["schemas"]["ConfigRow"][];
+        };
+        ConfigRow: {
+            path: string;
+            /** @description One per run, in order. */
+            values: unknown[];
+        };
+        CountedSeries: {
+            step: number[];
+            value: (number | null)[];
+            wall_time: number[];
+            tokens: (number | null)[];
+            /** @description Points before downsampling. */
+            total: number;
+            downsampled: boolean;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Curriculum: {
@@ -706,12 +1267,82 @@ export interface components {
             name: string;
             slug?: string;
             description?: string;
-            config: unknown;
+            config: components["schemas"]["CurriculumConfig"];
             readonly revision: number;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        /** @description The families a curriculum mixes and the policy that moves their difficulty. */
+        CurriculumConfig: {
+            /** @description The pinned pool versions each batch mixes, in order. */
+            families: components["schemas"]["FamilyEntry"][];
+            /**
+             * @description Target band (low, high) for each family's rolling success rate.
+             * @default [
+             *       0.3,
+             *       0.7
+             *     ]
+             */
+            band: number[];
+            /**
+             * Format: double
+             * @description Least probability of any level, so none starves.
+             * @default 0.05
+             */
+            floor: number;
+            /**
+             * @description Task outcomes (not steps) in the rolling success rate; after each adjustment the policy waits for this many fresh outcomes before it acts again.
+             * @default 64
+             */
+            window: number;
+            /**
+             * Format: double
+             * @description Share of a family's mass moved one level per adjustment.
+             * @default 0.2
+             */
+            step: number;
+            /**
+             * @description False keeps the initial distributions fixed (a static curriculum).
+             * @default true
+             */
+            dynamic: boolean;
+        };
+        /** @description The families a curriculum mixes and the policy that moves their difficulty. */
+        CurriculumConfigRequest: {
+            /** @description The pinned pool versions each batch mixes, in order. */
+            families: components["schemas"]["FamilyEntryRequest"][];
+            /**
+             * @description Target band (low, high) for each family's rolling success rate.
+             * @default [
+             *       0.3,
+             *       0.7
+             *     ]
+             */
+            band: number[];
+            /**
+             * Format: double
+             * @description Least probability of any level, so none starves.
+             * @default 0.05
+             */
+            floor: number;
+            /**
+             * @description Task outcomes (not steps) in the rolling success rate; after each adjustment the policy waits for this many fresh outcomes before it acts again.
+             * @default 64
+             */
+            window: number;
+            /**
+             * Format: double
+             * @description Share of a family's mass moved one level per adjustment.
+             * @default 0.2
+             */
+            step: number;
+            /**
+             * @description False keeps the initial distributions fixed (a static curriculum).
+             * @default true
+             */
+            dynamic: boolean;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         CurriculumRequest: {
@@ -719,7 +1350,7 @@ export interface components {
             name: string;
             slug?: string;
             description?: string;
-            config: unknown;
+            config: components["schemas"]["CurriculumConfigRequest"];
         };
         /**
          * @description * `gsm8k` - gsm8k
@@ -733,6 +1364,41 @@ export interface components {
             /** @default  */
             note: string;
         };
+        DedupReport: {
+            /** @description Rows read. */
+            total: number;
+            kept: number;
+            exact_duplicates: number;
+            near_duplicates: number;
+            /** @description The first 100 rows left out. */
+            removed: components["schemas"]["RemovedRow"][];
+        };
+        Devices: {
+            /**
+             * @description CUDA devices visible to the worker.
+             * @default 0
+             */
+            cuda: number;
+            /** @description Their names. */
+            names?: string[];
+            /**
+             * @description CPU cores.
+             * @default 0
+             */
+            cpu: number;
+        };
+        Diff: {
+            experiment: number;
+            other: number;
+            /** @description From `experiment` (old) to `other` (new). */
+            changes: components["schemas"]["Change"][];
+        };
+        DiffExample: {
+            content_hash: string;
+            /** @description The prompt's first 200 characters. */
+            prompt: string;
+            difficulty: number;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         EditRequest: {
             /** @description Version number to start from. */
@@ -741,11 +1407,74 @@ export interface components {
             /** @default  */
             note: string;
         };
+        /**
+         * @description * `none` - none
+         *     * `format_error` - format_error
+         *     * `parse_error` - parse_error
+         *     * `schema_error` - schema_error
+         *     * `runtime_error` - runtime_error
+         *     * `wrong_answer` - wrong_answer
+         *     * `timeout` - timeout
+         *     * `memory_limit` - memory_limit
+         *     * `output_limit` - output_limit
+         *     * `forbidden` - forbidden
+         *     * `length_limit` - length_limit
+         *     * `judge_rejected` - judge_rejected
+         *     * `sandbox_error` - sandbox_error
+         *     * `verifier_error` - verifier_error
+         * @enum {string}
+         */
+        ErrorTypeEnum: "none" | "format_error" | "parse_error" | "schema_error" | "runtime_error" | "wrong_answer" | "timeout" | "memory_limit" | "output_limit" | "forbidden" | "length_limit" | "judge_rejected" | "sandbox_error" | "verifier_error";
+        EvalConfig: {
+            /** @description Evaluate every this many steps (0 = never). */
+            every: number;
+            /** @description Pool versions whose held-out split is run. */
+            families: number[];
+            /** @description Held-out tasks per family, at most. */
+            max_tasks: number;
+        };
+        /** @description A verifier version's FP/FN rates on its labelled examples. */
+        Evaluation: {
+            total: number;
+            good: number;
+            bad: number;
+            true_positives: number;
+            true_negatives: number;
+            /** @description Bad examples accepted. */
+            false_positives: number;
+            /** @description Good examples refused. */
+            false_negatives: number;
+            /**
+             * Format: double
+             * @description Null without bad examples.
+             */
+            false_positive_rate: number | null;
+            /**
+             * Format: double
+             * @description Null without good examples.
+             */
+            false_negative_rate: number | null;
+            /** Format: double */
+            accuracy: number | null;
+            /** @description The verifier version's number. */
+            version: number;
+            /** @description Labelled examples judged. */
+            examples: number;
+            /** @description Refused examples by error type. */
+            error_types: {
+                [key: string]: number;
+            };
+            misjudged: components["schemas"]["Misjudged"][];
+            spec_hash: string;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Example: {
             readonly id: number;
             response: string;
-            expected?: unknown;
+            /** @description What a judge compares against. */
+            expected?: {
+                [key: string]: unknown;
+            };
             label: components["schemas"]["LabelEnum"];
             note?: string;
             /** Format: date-time */
@@ -754,9 +1483,88 @@ export interface components {
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ExampleRequest: {
             response: string;
-            expected?: unknown;
+            /** @description What a judge compares against. */
+            expected?: {
+                [key: string]: unknown;
+            };
             label: components["schemas"]["LabelEnum"];
             note?: string;
+        };
+        Experiment: {
+            readonly id: number;
+            readonly team: string;
+            readonly name: string;
+            readonly description: string;
+            readonly config: components["schemas"]["ExperimentConfig"];
+            readonly config_hash: string;
+            readonly parent: number | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            readonly run_count: number;
+        };
+        ExperimentConfig: {
+            curriculum: components["schemas"]["ExperimentCurriculum"];
+            /** @description A model a running worker offers (GET /models/). */
+            model: string;
+            algorithm: components["schemas"]["AlgorithmEnum"];
+            /** @description Every field of the algorithm's engine config, defaults included (learning_rate, max_steps, prompts_per_step, group_size, sampling, ...). */
+            hyperparameters: {
+                [key: string]: unknown;
+            };
+            eval: components["schemas"]["EvalConfig"];
+            seed: number;
+            num_processes: number;
+            /**
+             * @description How several processes share the model: ddp, or fsdp / deepspeed (GPUs).
+             *
+             *     * `ddp` - ddp
+             *     * `fsdp` - fsdp
+             *     * `deepspeed` - deepspeed
+             */
+            strategy: components["schemas"]["StrategyEnum"];
+            /** @description Groups of completions stored per step for the run's page. */
+            rollout_groups: number;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ExperimentCreateRequest: {
+            /** @description The owning team's slug (you need the editor role). */
+            team: string;
+            name: string;
+            /** @default  */
+            description: string;
+            /** @description An experiment configuration, shaped like the `config` of an experiment; omitted fields take their defaults. `curriculum` may instead be `{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version id>}}`, which copies a saved curriculum in. */
+            config: {
+                [key: string]: unknown;
+            };
+        };
+        ExperimentCurriculum: {
+            families: components["schemas"]["FamilyConfig"][];
+            /** @description Target band [low, high] of success. */
+            band: number[];
+            /**
+             * Format: double
+             * @description Least probability of any level.
+             */
+            floor: number;
+            /** @description Outcomes in the rolling success rate. */
+            window: number;
+            /**
+             * Format: double
+             * @description Share of mass moved one level per adjustment.
+             */
+            step: number;
+            /** @description False keeps the initial distributions. */
+            dynamic: boolean;
+            /** @description Set when copied from a saved one. */
+            origin: components["schemas"]["Origin"] | null;
+        };
+        /** @enum {unknown} */
+        ExtractEnum: "code_block" | "final_answer" | "final_answer_or_last_line" | "final_answer_or_last_number" | "full_text" | "json_block" | "json_object" | "last_number" | "python_block" | "sql_block" | "sql_statement";
+        Extractor: {
+            name: string;
+            description: string;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Family: {
@@ -767,18 +1575,94 @@ export interface components {
             /** @description A registered family kind, e.g. 'arithmetic'. */
             kind: string;
             description?: string;
-            /** @description Generator parameters of the kind. */
-            params?: unknown;
+            /** @description Generator parameters, as the kind's params_schema says. */
+            params?: {
+                [key: string]: unknown;
+            };
             /** @description Overrides the kind's template when set. */
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
             readonly latest_version: components["schemas"]["PoolVersion"] | null;
             readonly version_count: number;
+            /** @description What a new version does where its request says nothing. */
+            readonly version_defaults: components["schemas"]["VersionDefaults"];
+            /**
+             * Format: date-time
+             * @description Set when a family that something pins was removed: hidden and read-only.
+             */
+            readonly archived_at: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        FamilyConfig: {
+            /** @description Pinned task-pool version id. */
+            pool_version: number;
+            /** @description Verifier version (of the same team) that judges this family. */
+            verifier_version: number;
+            /**
+             * Format: double
+             * @description Mixture weight of the family in each batch.
+             */
+            weight: number;
+            /** @description Difficulty levels that may be sampled; on input null means every level the version has train tasks at. */
+            levels: number[] | null;
+            /** @description Starting distribution over the levels; null puts all mass on the easiest. */
+            initial: number[] | null;
+        };
+        /** @description A family of a curriculum, named by the pool version it samples from. */
+        FamilyEntry: {
+            /** @description Id of the pinned pool version; only its train split is ever sampled. */
+            version: number;
+            /**
+             * Format: double
+             * @description Mixture weight: the share of each batch drawn from this family, before normalising.
+             * @default 1
+             */
+            weight: number;
+            /** @description Difficulty levels that may be sampled, ascending; default: every level the version has train tasks at. */
+            levels?: number[] | null;
+            /** @description Starting distribution over ``levels``, one share per level; default: all mass on the easiest level. */
+            initial?: number[] | null;
+        };
+        /** @description A family of a curriculum, named by the pool version it samples from. */
+        FamilyEntryRequest: {
+            /** @description Id of the pinned pool version; only its train split is ever sampled. */
+            version: number;
+            /**
+             * Format: double
+             * @description Mixture weight: the share of each batch drawn from this family, before normalising.
+             * @default 1
+             */
+            weight: number;
+            /** @description Difficulty levels that may be sampled, ascending; default: every level the version has train tasks at. */
+            levels?: number[] | null;
+            /** @description Starting distribution over ``levels``, one share per level; default: all mass on the easiest level. */
+            initial?: number[] | null;
+        };
+        FamilyKind: {
+            name: string;
+            label: string;
+            description: string;
+            difficulty_levels: number[];
+            /** @description With the kind's {placeholders}. */
+            prompt_template: string;
+            /** @description JSON Schema of a family's params. */
+            params_schema: {
+                [key: string]: unknown;
+            };
+            /** @description Generates tasks at a chosen difficulty. */
+            procedural: boolean;
+            /** @description Takes tasks from an uploaded file. */
+            importable: boolean;
+            /** @description The fields an imported row is mapped onto. */
+            record_fields: string[];
+            /** @description Those an imported row must have. */
+            required_fields: string[];
+            /** @description The spec a family of the kind is judged by when no verifier is chosen. */
+            default_verifier: components["schemas"]["VerifierSpec"];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         FamilyRequest: {
@@ -788,12 +1672,35 @@ export interface components {
             /** @description A registered family kind, e.g. 'arithmetic'. */
             kind: string;
             description?: string;
-            /** @description Generator parameters of the kind. */
-            params?: unknown;
+            /** @description Generator parameters, as the kind's params_schema says. */
+            params?: {
+                [key: string]: unknown;
+            };
             /** @description Overrides the kind's template when set. */
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
+        };
+        FileSummary: {
+            format: string;
+            columns: string[];
+            /** @description Rows read to find columns and labels. */
+            rows_read: number;
+            /** @description The first rows. */
+            sample: {
+                [key: string]: unknown;
+            }[];
+            /** @description Columns holding a few short texts (e.g. a difficulty), with those texts. */
+            labels: {
+                [key: string]: string[];
+            };
+            /** @description Fields to map. */
+            fields: string[];
+            required_fields: string[];
+            /** @description Field -> the column of the same name. */
+            suggested_mapping: {
+                [key: string]: string;
+            };
         };
         /**
          * @description * `jsonl` - jsonl
@@ -810,14 +1717,14 @@ export interface components {
             };
             /** @default 0 */
             seed: number;
-            /** @default false */
+            /** @default true */
             near_duplicates: boolean;
             /** @default  */
             note: string;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         GradeRequest: {
-            /** @description A Hugging Face model directory on the worker. */
+            /** @description A model a running worker can load: a name from GET /api/v1/models/?queue=cpu. */
             model_path: string;
             /**
              * @description Samples per task.
@@ -834,7 +1741,34 @@ export interface components {
             /** @default 5 */
             levels: number;
             /** @description Verifier spec; default: the kind's default. */
-            spec?: unknown;
+            spec?: components["schemas"]["VerifierSpec"];
+        };
+        Hyperparameter: {
+            /** @description `learning_rate`, or `sampling.temperature` (nested). */
+            path: string;
+            type: components["schemas"]["TypeEnum"];
+            /** @description null is accepted (it switches the field off). */
+            nullable: boolean;
+            /** @description What the engine uses if unset. */
+            default: unknown;
+            /** @description One sentence from the engine's config. */
+            help: string;
+            /** @description The accepted values, if few. */
+            choices: string[] | null;
+        };
+        IngestResult: {
+            accepted: number;
+            refused: number;
+            /** @description The run's last sequence number after this write (GET ?since= for later ones). */
+            seq: number;
+            /** @description One per item, in order. */
+            results: components["schemas"]["ItemResult"][];
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        InspectRequest: {
+            /** Format: binary */
+            file: string;
+            format?: components["schemas"]["FormatEnum"];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         IssuedToken: {
@@ -853,12 +1787,73 @@ export interface components {
             /** @description The secret; shown only in this response. */
             readonly token: string;
         };
+        ItemResult: {
+            /** @description The item's position in the batch. */
+            index: number;
+            status: components["schemas"]["ItemResultStatusEnum"];
+            /** @description Why it was refused (empty if accepted). */
+            errors: components["schemas"]["ApiError"][];
+        };
+        /**
+         * @description * `accepted` - accepted
+         *     * `refused` - refused
+         * @enum {string}
+         */
+        ItemResultStatusEnum: "accepted" | "refused";
+        JudgeScore: {
+            index: number;
+            label: components["schemas"]["LabelEnum"];
+            /**
+             * Format: double
+             * @description The model judge's P(yes) alone.
+             */
+            p_yes: number;
+        };
+        /**
+         * @description * `exact` - exact
+         *     * `near` - near
+         * @enum {string}
+         */
+        KindEnum: "exact" | "near";
         /**
          * @description * `good` - Known good
          *     * `bad` - Known bad
          * @enum {string}
          */
         LabelEnum: "good" | "bad";
+        LayerKind: {
+            kind: string;
+            stage: components["schemas"]["StageEnum"];
+            description: string;
+            biased: boolean;
+            /** @description JSON Schema of the layer's params. */
+            params_schema: {
+                [key: string]: unknown;
+            };
+        };
+        LayerVerdict: {
+            name: string;
+            kind: string;
+            stage: components["schemas"]["StageEnum"];
+            passed: boolean;
+            /**
+             * Format: double
+             * @description In [0, 1], e.g. the share of tests passed.
+             */
+            score: number;
+            error_type: components["schemas"]["ErrorTypeEnum"];
+            detail: string;
+            /** Format: double */
+            seconds: number;
+            /** @description Not run: an earlier layer failed. */
+            skipped: boolean;
+            /** @description A model's judgement: calibrate it first. */
+            biased: boolean;
+            /** @description The layer's own figures (tests run, P(yes)...). */
+            info: {
+                [key: string]: unknown;
+            };
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         LearnerRequest: {
             /**
@@ -876,6 +1871,18 @@ export interface components {
              * @default 0.001
              */
             learning_rate: number;
+        };
+        LoadableModel: {
+            /** @description What a run or a job names. */
+            name: string;
+            /** @description Directory relative to the workers' models folder. */
+            path: string;
+            /** @description The tiny demo model every worker offers. */
+            builtin: boolean;
+            /** @description Parameter count, when cheaply known. */
+            parameters: number | null;
+            /** @description False for the built-in model until its first use builds it (about a minute). */
+            ready: boolean;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         LoginRequest: {
@@ -903,6 +1910,36 @@ export interface components {
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             username: string;
             role: components["schemas"]["RoleEnum"];
+        };
+        MetricRow: {
+            key: string;
+            /** @description The final value for each run, in the order of `runs` (null: none or NaN). */
+            values: (number | null)[];
+        };
+        Misjudged: {
+            /** @description The example's position among those judged. */
+            index: number;
+            example_id: number;
+            label: components["schemas"]["LabelEnum"];
+            passed: boolean;
+            /** Format: double */
+            reward: number;
+            error_type: components["schemas"]["ErrorTypeEnum"];
+            /** @description The first failing layer. */
+            layer: string | null;
+            detail: string;
+        };
+        /**
+         * @description * `append` - append
+         *     * `replace` - replace
+         * @enum {string}
+         */
+        ModeEnum: "append" | "replace";
+        Origin: {
+            /** @description The saved curriculum it was copied from. */
+            curriculum: number;
+            /** @description Its revision at the time. */
+            revision: number;
         };
         PaginatedAuditEventList: {
             /** @example 123 */
@@ -933,6 +1970,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Curriculum"][];
+        };
+        PaginatedExperimentList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Experiment"][];
         };
         PaginatedFamilyList: {
             /** @example 123 */
@@ -994,6 +2046,36 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["PoolVersion"][];
         };
+        PaginatedRolloutList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Rollout"][];
+        };
+        PaginatedRunListList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["RunList"][];
+        };
         PaginatedTeamList: {
             /** @example 123 */
             count: number;
@@ -1045,7 +2127,7 @@ export interface components {
             name?: string;
             slug?: string;
             description?: string;
-            config?: unknown;
+            config?: components["schemas"]["CurriculumConfigRequest"];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedFamilyRequest: {
@@ -1055,8 +2137,10 @@ export interface components {
             /** @description A registered family kind, e.g. 'arithmetic'. */
             kind?: string;
             description?: string;
-            /** @description Generator parameters of the kind. */
-            params?: unknown;
+            /** @description Generator parameters, as the kind's params_schema says. */
+            params?: {
+                [key: string]: unknown;
+            };
             /** @description Overrides the kind's template when set. */
             prompt_template?: string;
             /** Format: double */
@@ -1075,25 +2159,72 @@ export interface components {
             /** @description The kind it was made for, if any. */
             family_kind?: string;
             /** @description Initial layered spec. */
-            spec?: unknown;
+            spec?: components["schemas"]["VerifierSpec"];
+        };
+        Pin: {
+            /** @description What pins the family, e.g. "curriculum". */
+            kind: string;
+            id: number;
+            name: string;
+            /** @description Numbers. */
+            versions: number[];
+            reason: string;
+        };
+        PlannedVersion: {
+            content_hash: string;
+            task_count: number;
+            train_count: number;
+            held_out_count: number;
+            /** Format: double */
+            held_out_fraction: number;
+            /** @description Tasks per level, both splits together. */
+            difficulty_histogram: {
+                [key: string]: number;
+            };
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PlaygroundRequest: {
-            spec: unknown;
+            /** @description The spec to run; or give verifier_version. */
+            spec?: components["schemas"]["VerifierSpec"];
+            /** @description Id of a saved verifier version of your teams to run instead. */
+            verifier_version?: number;
             response: string;
             expected?: {
                 [key: string]: unknown;
             };
+            /** @description Id of a pool task of your teams: its expected data instead of expected, and its prompt as the context's prompt. */
+            task?: number;
             context?: {
                 [key: string]: unknown;
             };
+        };
+        /** @description One point to record (documentation of the body; items are checked one by one). */
+        PointInRequest: {
+            /** @description The metric, e.g. `reward/mean`, `kl`: letters, digits, spaces and _ - . / : @ % + = ( ) [ ]. */
+            key: string;
+            step: number;
+            /**
+             * Format: double
+             * @description null stands for NaN or infinity.
+             */
+            value: number | null;
+            /**
+             * Format: double
+             * @description Seconds since the epoch when it was measured; the server's time if absent.
+             */
+            wall_time?: number | null;
+            /** @description Tokens seen up to this step. */
+            tokens?: number | null;
         };
         PoolJob: {
             readonly id: number;
             readonly version: number;
             readonly kind: string;
-            readonly params: unknown;
-            readonly status: components["schemas"]["StatusEnum"];
+            /** @description The job's request. */
+            readonly params: {
+                [key: string]: unknown;
+            };
+            readonly status: components["schemas"]["PoolJobStatusEnum"];
             /** Format: double */
             readonly progress: number;
             readonly message: string;
@@ -1103,16 +2234,29 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        PoolJobStatusEnum: "queued" | "running" | "succeeded" | "failed";
         PoolTask: {
             readonly id: number;
             readonly position: number;
             readonly content_hash: string;
             readonly prompt: string;
-            readonly expected: unknown;
+            /** @description What the verifier needs to judge an answer. */
+            readonly expected: {
+                [key: string]: unknown;
+            };
             readonly difficulty: number;
             readonly split: components["schemas"]["SplitEnum"];
             readonly source_id: string;
-            readonly meta: unknown;
+            readonly meta: {
+                [key: string]: unknown;
+            };
         };
         PoolVersion: {
             readonly id: number;
@@ -1121,18 +2265,20 @@ export interface components {
             readonly number: number;
             readonly content_hash: string;
             readonly source: components["schemas"]["SourceEnum"];
-            readonly source_detail: unknown;
+            /** @description How it was made (seed, dataset, file...), by source. */
+            readonly source_detail: {
+                [key: string]: unknown;
+            };
             /** Format: double */
             readonly held_out_fraction: number;
             readonly task_count: number;
             readonly train_count: number;
             readonly held_out_count: number;
-            /** @description {split: {level: count}} */
-            readonly difficulty_histogram: unknown;
-            /** @description Counts and the first removed rows. */
-            readonly dedup: unknown;
-            /** @description Against the parent version. */
-            readonly diff: unknown;
+            /** @description Tasks per level. */
+            readonly difficulty_histogram: components["schemas"]["SplitHistogram"];
+            readonly dedup: components["schemas"]["DedupReport"];
+            /** @description Against the parent version; {} for v1. */
+            readonly diff: components["schemas"]["VersionDiff"];
             readonly note: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -1142,7 +2288,7 @@ export interface components {
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PreviewRequest: {
             /** @description Defaults to the saved config. */
-            config?: unknown;
+            config?: components["schemas"]["CurriculumConfigRequest"];
             /** @default 300 */
             steps: number;
             /** @default 32 */
@@ -1151,6 +2297,58 @@ export interface components {
             seed: number;
             learner?: components["schemas"]["LearnerRequest"];
         };
+        PreviewTrace: {
+            band: number[];
+            /** Format: double */
+            floor: number;
+            /** @description Per family (by slug), the levels it samples. */
+            levels: {
+                [key: string]: number[];
+            };
+            steps: components["schemas"]["TraceStep"][];
+            /** @description Per family, the share of steps (once its window filled) whose rolling success rate sat inside the band; null when the window never filled. */
+            in_band: {
+                [key: string]: number | null;
+            };
+        };
+        /**
+         * @description * `template` - template
+         *     * `as_is` - as_is
+         * @enum {string}
+         */
+        PromptModeEnum: "template" | "as_is";
+        RawPage: {
+            key: string;
+            points: components["schemas"]["Series"];
+            /** @description Pass as after_step for the next page; null on the last one. */
+            next_after_step: number | null;
+        };
+        Removal: {
+            /**
+             * @description archive when something pins a version of the family, else delete.
+             *
+             *     * `delete` - delete
+             *     * `archive` - archive
+             */
+            action: components["schemas"]["ActionEnum"];
+            /** @description What removing does and why, in a sentence. */
+            message: string;
+            versions: number;
+            tasks: number;
+            pins: components["schemas"]["Pin"][];
+        };
+        RemovedRow: {
+            /** @description The row's position among those read, from 0. */
+            row: number;
+            /** @description The row kept in its place; a task of the previous version when negative. */
+            duplicate_of: number;
+            kind: components["schemas"]["KindEnum"];
+            /**
+             * Format: double
+             * @description 1.0 for an exact duplicate.
+             */
+            similarity: number;
+        };
         /**
          * @description * `viewer` - Viewer
          *     * `editor` - Editor
@@ -1158,6 +2356,128 @@ export interface components {
          * @enum {string}
          */
         RoleEnum: "viewer" | "editor" | "admin";
+        Rollout: {
+            readonly id: number;
+            readonly step: number;
+            readonly group: number;
+            readonly sample: number;
+            readonly family: string;
+            readonly difficulty: number;
+            readonly task_hash: string;
+            readonly pool_version: number | null;
+            readonly verifier_version: number | null;
+            readonly prompt: string;
+            readonly completion: string;
+            readonly passed: boolean;
+            /** Format: double */
+            readonly reward: number | null;
+            /** @description Reward parts: outcome, process, constraint... */
+            parts: {
+                [key: string]: number | null;
+            };
+            /** Format: double */
+            readonly advantage: number | null;
+            readonly error_type: string;
+            /** @description The layered verdict: each layer's name, kind, stage, passed, score, error_type, detail. */
+            layers: {
+                [key: string]: unknown;
+            }[];
+        };
+        Run: {
+            readonly id: number;
+            readonly team: string;
+            readonly experiment: number;
+            readonly experiment_name: string;
+            readonly number: number;
+            readonly state: components["schemas"]["StateEnum"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            readonly worker: string;
+            /** Format: date-time */
+            readonly heartbeat_at: string | null;
+            readonly attempts: number;
+            readonly cancel_requested: boolean;
+            readonly step: number;
+            readonly max_steps: number;
+            readonly resumed_from_step: number | null;
+            readonly failure_reason: string;
+            readonly log_tail: string;
+            /** @description The last value of every metric (null for NaN). */
+            summary: {
+                [key: string]: number | null;
+            };
+        };
+        /** @description A run without its log lines (GET the run for them). */
+        RunList: {
+            readonly id: number;
+            readonly team: string;
+            readonly experiment: number;
+            readonly experiment_name: string;
+            readonly number: number;
+            readonly state: components["schemas"]["StateEnum"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            readonly worker: string;
+            /** Format: date-time */
+            readonly heartbeat_at: string | null;
+            readonly attempts: number;
+            readonly cancel_requested: boolean;
+            readonly step: number;
+            readonly max_steps: number;
+            readonly resumed_from_step: number | null;
+            readonly failure_reason: string;
+            /** @description The last value of every metric (null for NaN). */
+            summary: {
+                [key: string]: number | null;
+            };
+        };
+        RunMetrics: {
+            run: number;
+            state: string;
+            /** @description Every point up to this sequence number is in the answer (or was downsampled out of it): ask ?since=seq for what comes after. */
+            seq: number;
+            /** @description Every metric key the run has. */
+            keys: string[];
+            /** @description Per key, its points in columns sorted by step (min-max downsampled). */
+            points: {
+                [key: string]: components["schemas"]["CountedSeries"];
+            };
+        };
+        SandboxStatus: {
+            /** @description pid, mount, network, ipc, uts: active? */
+            namespaces: {
+                [key: string]: boolean;
+            };
+            readonly_root: boolean;
+            seccomp: boolean;
+            cgroups: boolean;
+            cgroup_controllers: string[];
+            /** @description Null: runs as the service's user. */
+            uid: number | null;
+            rlimits: boolean;
+            empty_env: boolean;
+            prefork: boolean;
+            /** @description One per isolation layer missing on this host. */
+            warnings: string[];
+        };
+        Series: {
+            step: number[];
+            value: (number | null)[];
+            wall_time: number[];
+            tokens: (number | null)[];
+        };
         /**
          * @description * `generator` - Procedural generator
          *     * `upload` - Uploaded file
@@ -1173,14 +2493,57 @@ export interface components {
          * @enum {string}
          */
         SplitEnum: "train" | "held_out";
+        SplitHistogram: {
+            train: {
+                [key: string]: number;
+            };
+            held_out: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @description * `syntax` - syntax
+         *     * `semantic` - semantic
+         *     * `boundary` - boundary
+         *     * `constraint` - constraint
+         *     * `judge` - judge
+         * @enum {string}
+         */
+        StageEnum: "syntax" | "semantic" | "boundary" | "constraint" | "judge";
         /**
          * @description * `queued` - Queued
          *     * `running` - Running
          *     * `succeeded` - Succeeded
          *     * `failed` - Failed
+         *     * `cancelled` - Cancelled
          * @enum {string}
          */
-        StatusEnum: "queued" | "running" | "succeeded" | "failed";
+        StateEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        /**
+         * @description * `ddp` - ddp
+         *     * `fsdp` - fsdp
+         *     * `deepspeed` - deepspeed
+         * @enum {string}
+         */
+        StrategyEnum: "ddp" | "fsdp" | "deepspeed";
+        TaskSample: {
+            prompt: string;
+            expected: {
+                [key: string]: unknown;
+            };
+            difficulty: number;
+            split: components["schemas"]["SplitEnum"];
+            content_hash: string;
+            source_id: string;
+        };
+        TasksPreview: {
+            rows_read: number;
+            dedup: components["schemas"]["DedupReport"];
+            /** @description What freezing would make. */
+            version: components["schemas"]["PlannedVersion"];
+            /** @description The first tasks, as they would be kept. */
+            samples: components["schemas"]["TaskSample"][];
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Team: {
             readonly id: number;
@@ -1202,6 +2565,18 @@ export interface components {
             name: string;
             slug?: string;
         };
+        TeamSummary: {
+            /** @description The team's slug. */
+            team: string;
+            /** @description Task families. */
+            families: number;
+            /** @description Frozen pool versions of its families. */
+            pool_versions: number;
+            /** @description Verifiers. */
+            verifiers: number;
+            /** @description Curricula. */
+            curricula: number;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Token: {
             readonly id: number;
@@ -1220,9 +2595,78 @@ export interface components {
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         TokenCreateRequest: {
             name: string;
+            /** @description Bind the token to this team; null for all your teams. A team-bound token may only create tokens for its own team, which is also the default. */
             team?: string | null;
-            /** @default 90 */
-            days: number | null;
+            /** @description Days until it expires (default 90). A token created with a token cannot outlive it; without this field it is cut to that token's expiry. */
+            days?: number;
+        };
+        TraceStep: {
+            step: number;
+            /** @description Per family, the probability of each of its levels, in their order. */
+            distribution: {
+                [key: string]: number[];
+            };
+            /** @description Per family, the share of its tasks in this step's batch the learner solved; null when the batch drew none of it. */
+            success_rate: {
+                [key: string]: number | null;
+            };
+            /** @description Per family, the success rate over its last `window` outcomes; null before its first. */
+            rolling_success: {
+                [key: string]: number | null;
+            };
+            /** @description Per family, the synthetic learner's ability. */
+            ability: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @description * `int` - int
+         *     * `float` - float
+         *     * `bool` - bool
+         *     * `str` - str
+         *     * `float_pair` - float_pair
+         * @enum {string}
+         */
+        TypeEnum: "int" | "float" | "bool" | "str" | "float_pair";
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        UploadOptionsRequest: {
+            /** Format: binary */
+            file: string;
+            format?: components["schemas"]["FormatEnum"];
+            /** @description Kind field -> column, e.g. {"prompt": "question"}. */
+            mapping?: unknown;
+            /** @description Text difficulty -> level, e.g. {"easy": 1, "medium": 3, "hard": 5}; a text value without an entry rejects its row. */
+            difficulty_labels?: unknown;
+            /**
+             * @description template: each prompt is the family's prompt template filled with the row; as_is: the row's prompt column, unchanged.
+             *
+             *     * `template` - template
+             *     * `as_is` - as_is
+             * @default template
+             */
+            prompt_mode: components["schemas"]["PromptModeEnum"];
+            /**
+             * @description append: the latest version's tasks plus the new ones, de-duplicated; replace: only the file's tasks. Default: append when the family has a version.
+             *
+             *     * `append` - append
+             *     * `replace` - replace
+             */
+            mode?: components["schemas"]["ModeEnum"];
+            /** @default true */
+            near_duplicates: boolean;
+            /** @description The version number the preview was made against (0: none); refused when another version is the latest by now. */
+            base?: number;
+        };
+        UploadPreview: {
+            rows_read: number;
+            dedup: components["schemas"]["DedupReport"];
+            /** @description What freezing would make. */
+            version: components["schemas"]["PlannedVersion"];
+            changes: components["schemas"]["Changes"];
+            /** @description The latest version's number (0: none). */
+            base: number;
+            /** @description The first new tasks, with their final prompts. */
+            samples: components["schemas"]["TaskSample"][];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         UploadRequest: {
@@ -1231,10 +2675,63 @@ export interface components {
             format?: components["schemas"]["FormatEnum"];
             /** @description Kind field -> column, e.g. {"prompt": "question"}. */
             mapping?: unknown;
+            /** @description Text difficulty -> level, e.g. {"easy": 1, "medium": 3, "hard": 5}; a text value without an entry rejects its row. */
+            difficulty_labels?: unknown;
+            /**
+             * @description template: each prompt is the family's prompt template filled with the row; as_is: the row's prompt column, unchanged.
+             *
+             *     * `template` - template
+             *     * `as_is` - as_is
+             * @default template
+             */
+            prompt_mode: components["schemas"]["PromptModeEnum"];
+            /**
+             * @description append: the latest version's tasks plus the new ones, de-duplicated; replace: only the file's tasks. Default: append when the family has a version.
+             *
+             *     * `append` - append
+             *     * `replace` - replace
+             */
+            mode?: components["schemas"]["ModeEnum"];
             /** @default true */
             near_duplicates: boolean;
+            /** @description The version number the preview was made against (0: none); refused when another version is the latest by now. */
+            base?: number;
             /** @default  */
             note: string;
+        };
+        Verdict: {
+            passed: boolean;
+            /** Format: double */
+            reward: number;
+            /** @description The reward's parts by name (outcome, ...). */
+            parts: {
+                [key: string]: number;
+            };
+            /**
+             * @description That of the first failing layer.
+             *
+             *     * `none` - none
+             *     * `format_error` - format_error
+             *     * `parse_error` - parse_error
+             *     * `schema_error` - schema_error
+             *     * `runtime_error` - runtime_error
+             *     * `wrong_answer` - wrong_answer
+             *     * `timeout` - timeout
+             *     * `memory_limit` - memory_limit
+             *     * `output_limit` - output_limit
+             *     * `forbidden` - forbidden
+             *     * `length_limit` - length_limit
+             *     * `judge_rejected` - judge_rejected
+             *     * `sandbox_error` - sandbox_error
+             *     * `verifier_error` - verifier_error
+             */
+            error_type: components["schemas"]["ErrorTypeEnum"];
+            /** @description What was judged, after extraction. */
+            extracted: string | null;
+            layers: components["schemas"]["LayerVerdict"][];
+            /** Format: double */
+            seconds: number;
+            spec_hash: string;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Verifier: {
@@ -1253,6 +2750,10 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
+        VerifierCatalogue: {
+            layers: components["schemas"]["LayerKind"][];
+            extractors: components["schemas"]["Extractor"][];
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         VerifierRequest: {
             team?: string;
@@ -1262,15 +2763,37 @@ export interface components {
             /** @description The kind it was made for, if any. */
             family_kind?: string;
             /** @description Initial layered spec. */
-            spec?: unknown;
+            spec?: components["schemas"]["VerifierSpec"];
+        };
+        VerifierSpec: {
+            extract: components["schemas"]["ExtractEnum"];
+            layers: {
+                /** @enum {unknown} */
+                kind: "edge_cases" | "forbidden" | "hidden_tests" | "json_facts" | "json_parse" | "json_schema" | "length" | "model_judge" | "numeric_match" | "python_ast" | "regex" | "required_format" | "sql_parse" | "sql_result" | "string_match" | "unit_tests";
+                name?: string;
+                params?: {
+                    [key: string]: unknown;
+                };
+                continue_on_fail?: boolean;
+            }[];
+            reward?: {
+                weights?: {
+                    outcome?: number;
+                    process?: number;
+                    constraint?: number;
+                    judge?: number;
+                };
+                failure_reward?: number;
+            };
         };
         VerifierVersion: {
             readonly id: number;
             readonly verifier: number;
             readonly number: number;
-            /** @description The canonical layered spec. */
-            readonly spec: unknown;
+            readonly spec: components["schemas"]["VerifierSpec"];
             readonly spec_hash: string;
+            /** @description Layers placed below a layer of a later stage, which skips them when it fails. */
+            readonly warnings: string[];
             readonly note: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -1279,9 +2802,37 @@ export interface components {
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         VersionCreateRequest: {
-            spec: unknown;
+            spec: components["schemas"]["VerifierSpec"];
             /** @default  */
             note: string;
+        };
+        VersionDefaults: {
+            near_duplicates: boolean;
+            mode: components["schemas"]["ModeEnum"];
+            prompt_mode: components["schemas"]["PromptModeEnum"];
+        };
+        VersionDiff: {
+            /** @description The parent version's number. */
+            against?: number;
+            added?: number;
+            removed?: number;
+            unchanged?: number;
+            added_examples?: components["schemas"]["DiffExample"][];
+            removed_examples?: components["schemas"]["DiffExample"][];
+        };
+        Worker: {
+            readonly name: string;
+            queues: string[];
+            loadable: components["schemas"]["LoadableModel"][];
+            devices: components["schemas"]["Devices"];
+            /** Format: date-time */
+            readonly started_at: string;
+            /** Format: date-time */
+            readonly heartbeat_at: string;
+            /** Format: date-time */
+            readonly stopped_at: string | null;
+            /** @description Its heartbeat is fresh and it has not stopped. */
+            readonly running: boolean;
         };
     };
     responses: never;
@@ -1292,6 +2843,70 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    algorithms_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Algorithm"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     audit_list: {
         parameters: {
             query?: {
@@ -1305,6 +2920,8 @@ export interface operations {
                 /** @description A search term. */
                 search?: string;
                 target_type?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path?: never;
@@ -1318,6 +2935,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedAuditEventList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -1342,6 +3004,51 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEvent"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     audit_actions_retrieve: {
@@ -1358,7 +3065,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AuditEvent"];
+                    "application/json": string[];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -1391,7 +3143,63 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -1410,6 +3218,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -1430,6 +3301,51 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     curricula_list: {
@@ -1443,6 +3359,8 @@ export interface operations {
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path?: never;
@@ -1456,6 +3374,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedCurriculumList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -1483,6 +3446,69 @@ export interface operations {
                     "application/json": components["schemas"]["Curriculum"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     curricula_retrieve: {
@@ -1505,6 +3531,51 @@ export interface operations {
                     "application/json": components["schemas"]["Curriculum"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     curricula_destroy: {
@@ -1525,6 +3596,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -1554,6 +3670,69 @@ export interface operations {
                     "application/json": components["schemas"]["Curriculum"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     curricula_preview_create: {
@@ -1574,12 +3753,76 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Simulated trace */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PreviewTrace"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -1598,18 +3841,560 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Simulated trace */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PreviewTrace"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    experiments_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                parent?: number;
+                /** @description A search term. */
+                search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedExperimentList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    experiments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExperimentCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ExperimentCreateRequest"];
+                "multipart/form-data": components["schemas"]["ExperimentCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    experiments_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this experiment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    experiments_clone_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this experiment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CloneRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CloneRequest"];
+                "multipart/form-data": components["schemas"]["CloneRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    experiments_diff_retrieve: {
+        parameters: {
+            query: {
+                other: number;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this experiment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Diff"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    experiments_launch_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this experiment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
     families_list: {
         parameters: {
             query?: {
+                /** @description true: only archived families; default: the rest */
+                archived?: boolean;
                 kind?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
@@ -1619,6 +4404,8 @@ export interface operations {
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path?: never;
@@ -1632,6 +4419,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedFamilyList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -1659,6 +4491,69 @@ export interface operations {
                     "application/json": components["schemas"]["Family"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     families_retrieve: {
@@ -1681,6 +4576,51 @@ export interface operations {
                     "application/json": components["schemas"]["Family"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     families_destroy: {
@@ -1695,12 +4635,66 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description No response body */
+            /** @description Archived: something pins it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Removal"];
+                };
+            };
+            /** @description Deleted with all its versions. */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -1730,6 +4724,154 @@ export interface operations {
                     "application/json": components["schemas"]["Family"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    families_archive_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this task family. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Family"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     families_preview_create: {
@@ -1750,12 +4892,228 @@ export interface operations {
             };
         };
         responses: {
-            /** @description samples, histogram, dedup */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TasksPreview"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    families_removal_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this task family. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Removal"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    families_restore_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this task family. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Family"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -1767,6 +5125,8 @@ export interface operations {
                 ordering?: string;
                 /** @description A search term. */
                 search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path: {
@@ -1783,6 +5143,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PoolVersion"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -1821,6 +5226,69 @@ export interface operations {
                     "application/json": components["schemas"]["PoolVersion"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     families_versions_edit_create: {
@@ -1855,6 +5323,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PoolVersion"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -1893,6 +5424,158 @@ export interface operations {
                     "application/json": components["schemas"]["PoolVersion"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    families_versions_inspect_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this task family. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["InspectRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileSummary"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     families_versions_upload_create: {
@@ -1911,6 +5594,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolVersion"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1919,9 +5610,161 @@ export interface operations {
                     "application/json": components["schemas"]["PoolVersion"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
-    family_kinds_retrieve: {
+    families_versions_upload_preview_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this task family. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["UploadOptionsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadPreview"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    family_kinds_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -1930,12 +5773,125 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Registered family kinds */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["FamilyKind"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    models_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Only workers serving this queue (gpu: training, cpu: grading). */
+                queue?: "cpu" | "default" | "gpu";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailableModels"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -1959,6 +5915,8 @@ export interface operations {
                  *     * `grading` - Measured difficulty
                  */
                 source?: "dataset" | "edit" | "generator" | "grading" | "upload";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path?: never;
@@ -1972,6 +5930,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedPoolVersionList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -1996,6 +5999,139 @@ export interface operations {
                     "application/json": components["schemas"]["PoolVersion"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    pool_versions_changes_list: {
+        parameters: {
+            query: {
+                family?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                side: "added" | "removed";
+                /**
+                 * @description * `generator` - Procedural generator
+                 *     * `upload` - Uploaded file
+                 *     * `dataset` - Bundled dataset
+                 *     * `edit` - Edit of a previous version
+                 *     * `grading` - Measured difficulty
+                 */
+                source?: "dataset" | "edit" | "generator" | "grading" | "upload";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this pool version. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedPoolTaskList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     pool_versions_jobs_list: {
@@ -2014,6 +6150,8 @@ export interface operations {
                  *     * `grading` - Measured difficulty
                  */
                 source?: "dataset" | "edit" | "generator" | "grading" | "upload";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path: {
@@ -2030,6 +6168,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PoolJob"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -2060,6 +6243,69 @@ export interface operations {
                     "application/json": components["schemas"]["PoolJob"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     pool_versions_tasks_list: {
@@ -2083,6 +6329,8 @@ export interface operations {
                  */
                 source?: "dataset" | "edit" | "generator" | "grading" | "upload";
                 split?: "held_out" | "train";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path: {
@@ -2101,6 +6349,766 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedPoolTaskList"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_list: {
+        parameters: {
+            query?: {
+                experiment?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 *     * `cancelled` - Cancelled
+                 */
+                state?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRunListList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_cancel_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_checkpoints_list: {
+        parameters: {
+            query?: {
+                experiment?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 *     * `cancelled` - Cancelled
+                 */
+                state?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Checkpoint"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_rollouts_list: {
+        parameters: {
+            query?: {
+                family?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                passed?: boolean;
+                step?: number;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRolloutList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_metrics_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated keys (repeatable); all by default. */
+                keys?: string;
+                /** @description Points per key at most (default 2000), min-max downsampled; 0: full resolution (up to 100000 a key). */
+                max_points?: number;
+                /** @description Only points after this sequence number. */
+                since?: number;
+            };
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunMetrics"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_metrics_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PointInRequest"][];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Some items were refused: see results. */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The run has finished (the message names its state). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description More than 1000 points or 1.0 MB in one request. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_metrics_raw_retrieve: {
+        parameters: {
+            query: {
+                /** @description Only steps after this one (the previous page's). */
+                after_step?: number;
+                /** @description The metric. */
+                key: string;
+                /** @description Points a page (at most 10000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RawPage"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_compare_retrieve: {
+        parameters: {
+            query: {
+                /** @description Run ids, comma separated. */
+                ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     sandbox_retrieve: {
@@ -2112,12 +7120,58 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Active isolation layers and warnings */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SandboxStatus"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -2147,6 +7201,51 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedTeamList"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     teams_create: {
@@ -2172,6 +7271,69 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     teams_retrieve: {
@@ -2191,6 +7353,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -2223,6 +7430,51 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedMembershipList"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     teams_members_create: {
@@ -2250,6 +7502,69 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     teams_members_retrieve: {
@@ -2273,6 +7588,51 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     teams_members_destroy: {
@@ -2294,6 +7654,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -2324,6 +7729,135 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    teams_summary_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamSummary"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     tokens_list: {
@@ -2352,6 +7886,51 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedTokenList"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     tokens_create: {
@@ -2377,6 +7956,69 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedToken"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     tokens_retrieve: {
@@ -2397,6 +8039,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Token"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -2420,6 +8107,51 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     verifier_kinds_retrieve: {
@@ -2431,12 +8163,58 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Layer kinds and extractors for the builder */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["VerifierCatalogue"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -2452,6 +8230,8 @@ export interface operations {
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path?: never;
@@ -2465,6 +8245,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedVerifierList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -2492,6 +8317,69 @@ export interface operations {
                     "application/json": components["schemas"]["Verifier"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     verifiers_retrieve: {
@@ -2514,6 +8402,51 @@ export interface operations {
                     "application/json": components["schemas"]["Verifier"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     verifiers_destroy: {
@@ -2534,6 +8467,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -2563,6 +8541,69 @@ export interface operations {
                     "application/json": components["schemas"]["Verifier"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     verifiers_examples_list: {
@@ -2573,6 +8614,8 @@ export interface operations {
                 ordering?: string;
                 /** @description A search term. */
                 search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path: {
@@ -2589,6 +8632,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Example"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -2619,6 +8707,69 @@ export interface operations {
                     "application/json": components["schemas"]["Example"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     verifiers_examples_destroy: {
@@ -2641,6 +8792,51 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     verifiers_versions_list: {
@@ -2651,6 +8847,8 @@ export interface operations {
                 ordering?: string;
                 /** @description A search term. */
                 search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
             };
             header?: never;
             path: {
@@ -2667,6 +8865,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifierVersion"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
                 };
             };
         };
@@ -2705,6 +8948,69 @@ export interface operations {
                     "application/json": components["schemas"]["VerifierVersion"];
                 };
             };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
         };
     };
     verifiers_versions_calibrate_create: {
@@ -2726,12 +9032,76 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The model judge's best yes-threshold on the labelled examples, its FP/FN rates there, each example's P(yes), and the spec with that threshold */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Calibration"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -2748,12 +9118,76 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description FP/FN rates on the labelled examples */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };
@@ -2772,12 +9206,145 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The verdict: each layer's result, score, error type, timing */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Verdict"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    workers_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A search term. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Worker"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
             };
         };
     };

@@ -19,6 +19,12 @@ const LIVE_INVALIDATIONS: InvalidationMap = {
   "verifier.example_added": [["verifiers"]],
   "curriculum.created": [["curricula"]],
   "curriculum.config_changed": [["curricula"]],
+  "experiment.created": [["experiments"]],
+  "experiment.cloned": [["experiments"]],
+  // A run's own page follows it over its stream; lists of runs and experiments refresh here.
+  "run.launched": [["runs", "list"], ["experiments", "list"]],
+  "run.cancel_requested": [["runs", "list"]],
+  "run.changed": [["runs", "list"], ["experiments", "list"]],
 };
 
 export function AppProvider({

@@ -4,9 +4,14 @@ import { LoginRoute } from "@/features/auth/routes/login";
 import { CurriculaRoute } from "@/features/curricula/routes/curricula";
 import { CurriculumEditorRoute } from "@/features/curricula/routes/curriculum-editor";
 import { DeploymentsRoute } from "@/features/deployments/routes/deployments";
+import { ExperimentDetailRoute } from "@/features/experiments/routes/experiment-detail";
 import { ExperimentsRoute } from "@/features/experiments/routes/experiments";
+import { NewExperimentRoute } from "@/features/experiments/routes/new-experiment";
 import { OverviewRoute } from "@/features/overview/routes/overview";
 import { ReportsRoute } from "@/features/reports/routes/reports";
+import { CompareRunsRoute } from "@/features/runs/routes/compare-runs";
+import { RunRoute } from "@/features/runs/routes/run";
+import { RunsRoute } from "@/features/runs/routes/runs";
 import { FamilyDetailRoute } from "@/features/task-families/routes/family-detail";
 import { PoolVersionRoute } from "@/features/task-families/routes/pool-version";
 import { TaskFamiliesRoute } from "@/features/task-families/routes/task-families";
@@ -40,6 +45,11 @@ export const routes: RouteObject[] = [
           { path: "curricula/new", element: <CurriculumEditorRoute /> },
           { path: "curricula/:curriculumId", element: <CurriculumEditorRoute /> },
           { path: "experiments", element: <ExperimentsRoute /> },
+          { path: "experiments/new", element: <NewExperimentRoute /> },
+          { path: "experiments/:experimentId", element: <ExperimentDetailRoute /> },
+          { path: "runs", element: <RunsRoute /> },
+          { path: "runs/compare", element: <CompareRunsRoute /> },
+          { path: "runs/:runId/:tab?", element: <RunRoute /> },
           { path: "reports", element: <ReportsRoute /> },
           { path: "deployments", element: <DeploymentsRoute /> },
           { path: "settings", element: <Navigate to="/settings/tokens" replace /> },

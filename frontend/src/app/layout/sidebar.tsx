@@ -13,6 +13,7 @@ const SECTIONS: { heading: string; items: NavItem[] }[] = [
       { to: "/verifiers", label: "Verifiers", icon: "verifiers" },
       { to: "/curricula", label: "Curricula", icon: "curricula" },
       { to: "/experiments", label: "Experiments", icon: "experiments" },
+      { to: "/runs", label: "Runs", icon: "runs" },
       { to: "/reports", label: "Reports", icon: "reports" },
       { to: "/deployments", label: "Deployments", icon: "deployments" },
     ],

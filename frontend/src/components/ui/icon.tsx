@@ -5,6 +5,7 @@ const PATHS = {
   verifiers: "M9 12l2 2 4-4M12 3l8 4v5c0 5-3.5 8-8 9-4.5-1-8-4-8-9V7z",
   curricula: "M4 19V9M10 19V5M16 19v-7M22 19H2",
   experiments: "M9 3h6M10 3v6L4 19a1 1 0 0 0 1 2h14a1 1 0 0 0 1-2l-6-10V3",
+  runs: "M3 12h4l3-8 4 16 3-8h4",
   reports: "M7 3h8l4 4v14H7zM15 3v4h4M10 13h6M10 17h6",
   deployments: "M12 3l9 5-9 5-9-5zM3 13l9 5 9-5",
   tokens: "M15 7a4 4 0 1 1-3.9 5H3v3h3v3h3v-3h2.1A4 4 0 0 1 15 7z",

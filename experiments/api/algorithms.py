@@ -1,0 +1,47 @@
+"""GET /api/v1/algorithms/: what an experiment's ``algorithm`` and ``hyperparameters`` accept.
+
+Read-only and the same for everyone signed in: the engine's configs, their defaults and the
+sentence documenting each field (``experiments.algorithms``), for the experiment wizard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .. import algorithms
+
+
+class HyperparameterSerializer(serializers.Serializer):
+    path = serializers.CharField(help_text="`learning_rate`, or `sampling.temperature` (nested).")
+    type = serializers.ChoiceField(choices=["int", "float", "bool", "str", "float_pair"])
+    nullable = serializers.BooleanField(help_text="null is accepted (it switches the field off).")
+    default = serializers.JSONField(allow_null=True, help_text="What the engine uses if unset.")
+    help = serializers.CharField(help_text="One sentence from the engine's config.")
+    choices = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="The accepted values, if few."
+    )
+
+
+class AlgorithmSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="What `config.algorithm` names.")
+    summary = serializers.CharField(help_text="The algorithm and its paper.")
+    fields = HyperparameterSerializer(many=True)
+
+
+class AlgorithmsView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses=AlgorithmSerializer(many=True),
+        description="Every algorithm with its hyper-parameters: type, default and help.",
+    )
+    def get(self, request: Request) -> Response:
+        specs = [asdict(spec) for spec in algorithms.algorithms()]
+        return Response(AlgorithmSerializer(specs, many=True).data)

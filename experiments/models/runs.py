@@ -1,0 +1,130 @@
+"""A run: one execution of an experiment, and what it records (metrics, checkpoints, rollouts)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class RunState(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+FINISHED_STATES = (RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED)
+
+
+class Run(models.Model):
+    experiment = models.ForeignKey("experiments.Experiment", on_delete=models.PROTECT, related_name="runs")
+    team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
+    """The experiment's team, kept on the row so every query scopes in one join."""
+    number = models.PositiveIntegerField()
+    """1, 2, ... within the experiment."""
+    state = models.CharField(max_length=16, choices=RunState.choices, default=RunState.QUEUED)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    """How many times a worker has claimed it: more than one means it was resumed."""
+    cancel_requested = models.BooleanField(default=False)
+    step = models.PositiveIntegerField(default=0)
+    max_steps = models.PositiveIntegerField(default=0)
+    resumed_from_step = models.PositiveIntegerField(null=True, blank=True)
+    failure_reason = models.TextField(blank=True)
+    log_tail = models.TextField(blank=True)
+    """The last lines of the run's log, kept on the row for the page and the API."""
+    summary = models.JSONField(default=dict)
+    """The last value of every metric, for tables and comparisons."""
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["experiment", "number"], name="run_number_per_experiment")
+        ]
+        indexes = [models.Index(fields=["team", "-created_at"]), models.Index(fields=["state"])]
+
+    def __str__(self) -> str:
+        return f"{self.experiment} #{self.number}"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINISHED_STATES
+
+
+class MetricPoint(models.Model):
+    """One value of one metric at one step. (run, key, step) is the identity: a re-sent point
+    overwrites, so a retried batch or a resumed run never duplicates a step."""
+
+    id = models.BigAutoField(primary_key=True)
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="metrics")
+    key = models.CharField(max_length=120)
+    step = models.PositiveIntegerField()
+    value = models.FloatField(null=True)
+    """None for NaN or infinity, which JSON cannot carry."""
+    wall_time = models.FloatField()
+    """Seconds since the epoch when the point was measured."""
+    tokens = models.BigIntegerField(null=True, blank=True)
+    """Completion tokens seen by the run up to this step."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "key", "step"], name="metric_point_identity")
+        ]
+        # The id is the run's sequence number for live viewers ("what came after seq"): a
+        # rewrite gets a new id. This index answers "the run's last seq" and "since seq".
+        indexes = [models.Index(fields=["run", "id"], name="metric_point_run_seq")]
+
+
+class Checkpoint(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="checkpoints")
+    step = models.PositiveIntegerField()
+    path = models.CharField(max_length=1000)
+    metrics = models.JSONField(default=dict)
+    size_bytes = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["step"]
+        constraints = [models.UniqueConstraint(fields=["run", "step"], name="checkpoint_per_step")]
+
+
+class Rollout(models.Model):
+    """One sampled completion with its verdict: every reward traces to the verifier version,
+    pool version and task that produced it."""
+
+    id = models.BigAutoField(primary_key=True)
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="rollouts")
+    step = models.PositiveIntegerField()
+    group = models.PositiveIntegerField()
+    sample = models.PositiveIntegerField()
+    family = models.CharField(max_length=120)
+    difficulty = models.IntegerField(default=0)
+    task_hash = models.CharField(max_length=64, blank=True)
+    pool_version = models.PositiveIntegerField(null=True, blank=True)
+    verifier_version = models.PositiveIntegerField(null=True, blank=True)
+    prompt = models.TextField()
+    completion = models.TextField()
+    passed = models.BooleanField(default=False)
+    reward = models.FloatField(null=True)
+    parts = models.JSONField(default=dict)
+    advantage = models.FloatField(null=True)
+    error_type = models.CharField(max_length=40, blank=True)
+    layers = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["step", "group", "sample"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "step", "group", "sample"], name="rollout_identity"
+            )
+        ]
+        indexes = [models.Index(fields=["run", "step"])]

@@ -1,0 +1,149 @@
+"""Runs: launch, claim, heartbeat, cancel and finish, each state change one conditional UPDATE.
+
+States: queued → running → succeeded / failed / cancelled. A worker takes a run with ``claim``
+(queued, or running with a silent heartbeat: its worker died), which bumps ``attempts``; the
+attempt number is the worker's fencing token, so a worker that lost its run (reaped and taken
+by another) can no longer move it: every later update filters on it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F, Max, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from crucible.accounts.services import record
+from tasks_app.services.errors import field_errors
+
+from ..models import Experiment, MetricPoint, Rollout, Run, RunState
+from . import workers
+
+logger = logging.getLogger(__name__)
+
+
+@transaction.atomic
+def launch(user: AbstractBaseUser, experiment: Experiment) -> Run:
+    """Run #n of ``experiment``, queued; the training task is sent once this commits."""
+    problem = workers.model_problem(experiment.config["model"], queue="gpu")
+    if problem:
+        raise field_errors([("config.model", problem)], code="unavailable")
+    Experiment.objects.select_for_update().filter(pk=experiment.pk).first()  # numbers in order
+    last = experiment.runs.aggregate(last=Max("number"))["last"] or 0
+    run = Run.objects.create(
+        experiment=experiment,
+        team_id=experiment.team_id,
+        number=last + 1,
+        created_by=user,
+        max_steps=experiment.config["hyperparameters"]["max_steps"],
+    )
+    record(user, "run.launched", run, team=experiment.team, changes={"number": run.number})
+    transaction.on_commit(lambda: workers.send_training(run.pk))
+    return run
+
+
+def claim(run_id: int, worker: str) -> Run | None:
+    """Take the run for ``worker``: queued, or running with a stale heartbeat (resumed).
+
+    None when another worker holds it or it has finished: a re-delivered message is dropped.
+    """
+    now = timezone.now()
+    stale = workers.stale_before(now)
+    silent = Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None)
+    claimable = Q(state=RunState.QUEUED) | (Q(state=RunState.RUNNING) & silent)
+    taken = (
+        Run.objects.filter(pk=run_id)
+        .filter(claimable)
+        .update(
+            state=RunState.RUNNING,
+            worker=worker,
+            heartbeat_at=now,
+            attempts=F("attempts") + 1,
+            started_at=Coalesce(F("started_at"), now),
+        )
+    )
+    if not taken:
+        logger.info("run.not_claimed", extra={"run_id": run_id, "worker": worker})
+        return None
+    run = Run.objects.select_related("experiment", "team").get(pk=run_id)
+    logger.info("run.claimed", extra={"run_id": run_id, "worker": worker, "attempt": run.attempts})
+    return run
+
+
+def held(run: Run) -> Q:
+    """Rows still held by this attempt of ``run``."""
+    return Q(pk=run.pk, state=RunState.RUNNING, attempts=run.attempts)
+
+
+def heartbeat(run: Run, *, step: int | None = None, summary: dict | None = None) -> bool:
+    """Refresh the heartbeat (and the step and summary); False when this attempt lost the run."""
+    fields: dict = {"heartbeat_at": timezone.now()}
+    if step is not None:
+        fields["step"] = step
+    if summary is not None:
+        fields["summary"] = summary
+    return bool(Run.objects.filter(held(run)).update(**fields))
+
+
+def should_stop(run: Run) -> bool:
+    """Cancel was asked, or this attempt no longer holds the run."""
+    row = Run.objects.filter(pk=run.pk).values("state", "attempts", "cancel_requested").first()
+    if row is None:
+        return True
+    lost = row["state"] != RunState.RUNNING or row["attempts"] != run.attempts
+    return lost or row["cancel_requested"]
+
+
+def mark_resumed(run: Run, step: int) -> None:
+    """Forget what the attempt that died recorded after ``step`` (it is recorded again, so no
+    step is lost or duplicated), and note where this attempt resumed."""
+    MetricPoint.objects.filter(run=run, step__gt=step).delete()
+    Rollout.objects.filter(run=run, step__gt=step).delete()
+    if run.attempts > 1:
+        Run.objects.filter(held(run)).update(resumed_from_step=step, step=step)
+        run.resumed_from_step, run.step = step, step
+
+
+@transaction.atomic
+def cancel(user: AbstractBaseUser, run: Run) -> Run:
+    """A queued run is cancelled at once; a running one stops at its next step boundary."""
+    if run.state in (RunState.SUCCEEDED, RunState.FAILED):
+        raise field_errors([("state", f"the run has already finished ({run.state})")])
+    now = timezone.now()
+    Run.objects.filter(pk=run.pk, state=RunState.QUEUED).update(
+        state=RunState.CANCELLED, cancel_requested=True, finished_at=now
+    )
+    Run.objects.filter(pk=run.pk, state=RunState.RUNNING).update(cancel_requested=True)
+    run.refresh_from_db()
+    record(user, "run.cancel_requested", run, team=run.team, changes={"state": run.state})
+    return run
+
+
+def finish(run: Run, state: str, *, log_tail: str, failure_reason: str = "") -> bool:
+    """Move this attempt's run to a final state; False when it was no longer this attempt's."""
+    done = Run.objects.filter(held(run)).update(
+        state=state,
+        finished_at=timezone.now(),
+        failure_reason=failure_reason,
+        log_tail=log_tail,
+        heartbeat_at=timezone.now(),
+    )
+    logger.info("run.finished", extra={"run_id": run.pk, "state": state, "applied": bool(done)})
+    return bool(done)
+
+
+def fail(run: Run, reason: str, *, log_tail: str) -> bool:
+    return finish(run, RunState.FAILED, log_tail=log_tail, failure_reason=reason)
+
+
+def requeue(run: Run, *, log_tail: str) -> bool:
+    """Give the run back to the queue (its worker is shutting down); it resumes elsewhere."""
+    back = Run.objects.filter(held(run)).update(
+        state=RunState.QUEUED, worker="", heartbeat_at=None, log_tail=log_tail
+    )
+    if back:
+        transaction.on_commit(lambda: workers.send_training(run.pk))
+    return bool(back)

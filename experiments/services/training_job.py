@@ -1,0 +1,216 @@
+"""The training job: one attempt at one run, from its claim to a final state.
+
+It builds the engine's inputs from the experiment's pinned configuration (a curriculum
+sampler over the pinned versions' train splits, one verifier per family, the held-out sets,
+the model from this worker's catalogue), resumes from the run's latest checkpoint, and calls
+``training.train`` with the database-backed sink, store and control. Whatever happens, the
+run does not stay "running": it succeeds, is cancelled, fails with the reason and its last
+log lines, or (when the worker shuts down) goes back to the queue to resume elsewhere.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from rest_framework.exceptions import ValidationError
+
+from crucible.accounts.models import Team
+from crucible.api.errors import flatten
+from tasks_app.services import pinning
+from training.engine import train
+from training.interfaces import Item, RewardFn
+
+from .. import catalogue, launch
+from .. import config as cfg
+from ..adapters import CurriculumSampler, per_family_reward_fn, verifier_reward_fn
+from ..models import Run, RunState
+from . import runs, workers
+from .recording import RunCheckpoints, RunLog, RunRecorder, Source
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Inputs:
+    """What the engine takes from the platform for one run."""
+
+    sampler: CurriculumSampler
+    reward_fn: RewardFn
+    eval_items: list[Item]
+    sources: dict[str, Source]
+
+
+def run_job(run_id: int, worker: str) -> None:
+    """Claim the run for ``worker`` and train it; a run held by another worker is left."""
+    run = runs.claim(run_id, worker)
+    if run is None:
+        return
+    with RunLog(run) as log, workers.keep_alive(run.pk):
+        try:
+            state = attempt(run, log)
+        except SoftTimeLimitExceeded:
+            why = f"the run reached its time limit of {settings.RUN_TIME_LIMIT_SECONDS} s"
+            logger.error("run.time_limit", extra={"run_id": run.pk})
+            runs.fail(run, why, log_tail=log.tail())
+        except Exception as exc:  # noqa: BLE001 - every failure ends on the run, with its reason
+            logger.exception("run %s failed", run.pk)
+            runs.fail(run, failure_reason(exc), log_tail=log.tail())
+        except BaseException:
+            # The worker is shutting down: another one resumes from the last checkpoint.
+            logger.warning("run %s handed back: the worker is stopping", run.pk)
+            runs.requeue(run, log_tail=log.tail())
+            raise
+        else:
+            if state is not None:
+                runs.finish(run, state, log_tail=log.tail())
+
+
+def failure_reason(exc: BaseException) -> str:
+    if isinstance(exc, catalogue.UnknownModel):
+        return f"model: {exc}"
+    if isinstance(exc, ValidationError):  # a pinned version that is no longer usable
+        return "; ".join(f"{e['field'] or 'config'}: {e['message']}" for e in flatten(exc.detail))
+    return f"{type(exc).__name__}: {exc}"
+
+
+def attempt(run: Run, log: RunLog) -> str | None:
+    """Train this attempt to the end; the final state, or None when the run was taken away."""
+    if run.cancel_requested:
+        return RunState.CANCELLED
+    config = cfg.parse(run.experiment.config)
+    if config.num_processes > 1:
+        return in_processes(run, config, log)
+    return train_here(run, config, log)
+
+
+def in_processes(run: Run, config: cfg.ExperimentConfig, log: RunLog) -> str | None:
+    """Train on ``num_processes`` ranks under ``accelerate launch``; this worker keeps the
+    claim and the heartbeat, and the ranks' output goes into the run's log."""
+    logger.info("run %s: starting %d processes (%s)", run.pk, config.num_processes, config.strategy)
+    state = launch.run_in_processes(
+        run.pk,
+        config.num_processes,
+        RANK_TARGET,
+        strategy=config.strategy,
+        mixed_precision=config.hyperparameters.get("mixed_precision", "no"),
+        log=log.write_line,
+    )
+    return None if state is None else str(state)
+
+
+RANK_TARGET = "experiments.services.training_job:train_rank"
+
+
+def train_rank(run_id: int) -> str | None:
+    """One rank of a run of several processes (``experiments.launch`` calls it on each): the
+    same job as a single process; only the main rank records (the engine sees to it)."""
+    run = Run.objects.select_related("experiment", "team").get(pk=run_id)
+    return train_here(run, cfg.parse(run.experiment.config), None)
+
+
+def train_here(run: Run, config: cfg.ExperimentConfig, log: RunLog | None) -> str | None:
+    """Train this process's part of the run; the final state, or None when it was lost."""
+    model_path = catalogue.resolve(config.model, Path(settings.MODELS_DIR))
+    inputs = build_inputs(run.team, config)
+    store = RunCheckpoints(run)
+    if launch.is_main_process():
+        runs.mark_resumed(run, store.latest_step())
+    recorder = RunRecorder(
+        run,
+        rollout_groups=config.rollout_groups,
+        sources=inputs.sources,
+        log=log,
+        extra_metrics=inputs.sampler.metrics,
+    )
+    _announce(run, config, store)
+    result = train(
+        config.engine_config(str(model_path)),
+        sampler=inputs.sampler,
+        reward_fn=inputs.reward_fn,
+        sink=recorder,
+        store=store,
+        control=recorder,
+        eval_items=inputs.eval_items,
+        rollout_sink=recorder,
+    )
+    if recorder.lost:
+        return None
+    if result.stopped:
+        logger.info("run %s cancelled at step %d", run.pk, result.steps)
+        return RunState.CANCELLED
+    logger.info("run %s finished %d steps", run.pk, result.steps)
+    return RunState.SUCCEEDED
+
+
+def _announce(run: Run, config: cfg.ExperimentConfig, store: RunCheckpoints) -> None:
+    resumed = f", resuming from step {run.resumed_from_step}" if run.resumed_from_step else ""
+    rank = f" (rank {launch.process_rank()})" if config.num_processes > 1 else ""
+    logger.info(
+        "run %s%s attempt %d on %s: %s on %s, %d steps%s",
+        run.pk,
+        rank,
+        run.attempts,
+        run.worker,
+        config.algorithm,
+        config.model,
+        run.max_steps,
+        resumed,
+    )
+
+
+def build_inputs(team: Team, config: cfg.ExperimentConfig) -> Inputs:
+    """Sampler, per-family reward, held-out items and reward sources of the pinned versions."""
+    spec = config.curriculum
+    policy, pinned = pinning.resolve_in_team(team, _saved_form(spec))
+    specs = pinning.verifier_specs(team, [f.verifier_version for f in spec.families])
+    names = {f.pool_version: pinned[f.pool_version].family for f in spec.families}
+    missing = [f.verifier_version for f in spec.families if f.verifier_version not in specs]
+    if missing:
+        raise LookupError(f"verifier versions {missing} are no longer available to the team")
+    train_tasks = (
+        (names[f.pool_version], task.difficulty, pinning.TRAIN, task)
+        for f in spec.families
+        for task in pinning.version_tasks(f.pool_version, pinning.TRAIN)
+    )
+    sampler = CurriculumSampler(policy, train_tasks, seed=config.seed)
+    reward_fn = per_family_reward_fn(
+        {names[f.pool_version]: verifier_reward_fn(specs[f.verifier_version]) for f in spec.families}
+    )
+    return Inputs(
+        sampler,
+        reward_fn,
+        _eval_items(sampler, config, names),
+        {names[f.pool_version]: Source(f.pool_version, f.verifier_version) for f in spec.families},
+    )
+
+
+def _saved_form(spec: cfg.CurriculumSpec) -> dict:
+    """The curriculum as the curriculum service reads a saved one (pinned by pool version)."""
+    return {
+        "families": [
+            {"version": f.pool_version, "weight": f.weight, "levels": f.levels, "initial": f.initial}
+            for f in spec.families
+        ],
+        "band": list(spec.band),
+        "floor": spec.floor,
+        "window": spec.window,
+        "step": spec.step,
+        "dynamic": spec.dynamic,
+    }
+
+
+def _eval_items(
+    sampler: CurriculumSampler, config: cfg.ExperimentConfig, names: dict[int, str]
+) -> list[Item]:
+    """The first ``max_tasks`` held-out tasks of each evaluated family, in pool order."""
+    if not config.eval.every:
+        return []
+    return [
+        sampler.item(task, names[version])
+        for version in config.eval.families
+        for task in pinning.version_tasks(version, pinning.HELD_OUT, config.eval.max_tasks)
+    ]

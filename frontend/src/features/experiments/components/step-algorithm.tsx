@@ -1,0 +1,153 @@
+import { useState } from "react";
+
+import { QueryPlaceholder } from "@/components/ui/card";
+
+import { useAlgorithms } from "../api/get-algorithms";
+import type { Algorithm, Hyperparameter } from "../api/types";
+import { formValue, hyperparameterPath, switchAlgorithm, type Draft } from "../lib/draft";
+import { WizardField, type ControlProps } from "./wizard-field";
+
+/** Shown first; the rest sit behind "all hyper-parameters" (opened by any error among them). */
+const PRIMARY = [
+  "max_steps",
+  "prompts_per_step",
+  "group_size",
+  "learning_rate",
+  "num_epochs",
+  "kl_estimator",
+  "kl_coef",
+  "sampling.max_new_tokens",
+  "sampling.temperature",
+  "checkpoint_every",
+];
+
+/** The engine's help names values in backticks (`none` or `batch`): shown as code. */
+export function Backticked({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(/`([^`]+)`/).map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part))}
+    </>
+  );
+}
+
+function FieldControl({ field, value, control, onChange }: { field: Hyperparameter; value: string | boolean; control: ControlProps; onChange: (v: string | boolean) => void }) {
+  if (field.type === "bool") {
+    return (
+      <span className="ex-check">
+        <input {...control} type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(e.target.checked)} />
+        <span className="subtle">{value ? "on" : "off"}</span>
+      </span>
+    );
+  }
+  if (field.choices) {
+    return (
+      <select {...control} className="select" value={String(value)} onChange={(e) => onChange(e.target.value)}>
+        {field.choices.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </select>
+    );
+  }
+  const numeric = field.type === "int" || field.type === "float";
+  return (
+    <input
+      {...control}
+      className="input"
+      inputMode={numeric ? "decimal" : undefined}
+      placeholder={field.nullable ? "off" : undefined}
+      value={String(value)}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
+}
+
+function HyperparameterField({ field, draft, error, onChange }: { field: Hyperparameter; draft: Draft; error?: string; onChange: (draft: Draft) => void }) {
+  const set = draft.hyper[field.path];
+  const value = set ?? formValue(field, field.default);
+  const changed = set !== undefined && set !== formValue(field, field.default);
+  const reset = () => {
+    const hyper = { ...draft.hyper };
+    delete hyper[field.path];
+    onChange({ ...draft, hyper });
+  };
+  const label = <span className="mono">{field.path}</span>;
+  const aside = changed && (
+    <button type="button" className="ex-reset" onClick={reset} aria-label={`Reset ${field.path} to its default`}>
+      default {String(formValue(field, field.default)) || "off"}
+    </button>
+  );
+  return (
+    <WizardField label={label} aside={aside} help={<Backticked text={field.help} />} error={error} className={changed ? "is-changed" : undefined}>
+      {(control) => <FieldControl field={field} value={value} control={control} onChange={(v) => onChange({ ...draft, hyper: { ...draft.hyper, [field.path]: v } })} />}
+    </WizardField>
+  );
+}
+
+/** Step 3: the algorithm and its hyper-parameters, each with its default and one line of help. */
+export function StepAlgorithm({ draft, errors, onChange }: { draft: Draft; errors: Record<string, string>; onChange: (draft: Draft) => void }) {
+  const algorithms = useAlgorithms();
+  const [showAll, setShowAll] = useState(false);
+  const algorithm: Algorithm | undefined = algorithms.data?.find((a) => a.name === draft.algorithm);
+  const errorFor = (path: string) => errors[`config.hyperparameters.${path}`];
+  const fields = algorithm?.fields ?? [];
+  const primary = PRIMARY.map((p) => fields.find((f) => f.path === p)).filter((f): f is Hyperparameter => !!f);
+  const rest = fields.filter((f) => !PRIMARY.includes(f.path));
+  const restHasError = rest.some((f) => errorFor(f.path));
+  const unknown = Object.entries(errors).filter(([field]) => {
+    const path = hyperparameterPath(field);
+    return field === "config.hyperparameters" || (path !== null && !fields.some((f) => f.path === path));
+  });
+
+  return (
+    <div className="stack">
+      <QueryPlaceholder query={algorithms} />
+      {algorithms.data && (
+        <WizardField label="Algorithm" help={algorithm?.summary} error={errors["config.algorithm"]}>
+          {(control) => (
+            <select
+              {...control}
+              className="select ex-wide"
+              value={draft.algorithm}
+              onChange={(e) => {
+                const next = algorithms.data.find((a) => a.name === e.target.value);
+                if (next) onChange(switchAlgorithm(draft, next));
+              }}
+            >
+              {algorithms.data.map((a) => (
+                <option key={a.name} value={a.name}>
+                  {a.name.toUpperCase()}
+                </option>
+              ))}
+            </select>
+          )}
+        </WizardField>
+      )}
+      {unknown.map(([field, message]) => (
+        <div key={field} className="field-error" role="alert">
+          {field.replace(/^config\./, "")}: {message}
+        </div>
+      ))}
+      {algorithm && (
+        <>
+          <div className="ex-grid" role="group" aria-label="Main hyper-parameters">
+            {primary.map((f) => (
+              <HyperparameterField key={f.path} field={f} draft={draft} error={errorFor(f.path)} onChange={onChange} />
+            ))}
+          </div>
+          <button type="button" className="btn btn-ghost ex-more" aria-expanded={showAll || restHasError} onClick={() => setShowAll(!showAll)}>
+            {showAll || restHasError ? "Hide" : "Show"} all {rest.length} other hyper-parameters
+          </button>
+          {(showAll || restHasError) && (
+            <div className="ex-grid" role="group" aria-label="Other hyper-parameters">
+              {rest.map((f) => (
+                <HyperparameterField key={f.path} field={f} draft={draft} error={errorFor(f.path)} onChange={onChange} />
+              ))}
+            </div>
+          )}
+        </>
+      )}
+    </div>
+  );
+}

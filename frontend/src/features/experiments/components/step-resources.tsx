@@ -1,0 +1,31 @@
+import type { Draft } from "../lib/draft";
+import { WizardField } from "./wizard-field";
+
+/** Step 5: the seed, the number of processes and how many completions each step keeps. */
+export function StepResources({ draft, errors, onChange }: { draft: Draft; errors: Record<string, string>; onChange: (draft: Draft) => void }) {
+  return (
+    <div className="stack">
+      <div className="ex-grid">
+        <WizardField label="Seed" help="Seeds sampling and initialisation; with the same seed a CPU run repeats exactly." error={errors["config.seed"]}>
+          {(control) => <input {...control} className="input" inputMode="numeric" value={draft.seed} onChange={(e) => onChange({ ...draft, seed: e.target.value })} />}
+        </WizardField>
+        <WizardField
+          label="Processes"
+          help="More than one starts the run under accelerate launch (one process per device); prompts per step must divide evenly between them."
+          error={errors["config.num_processes"]}
+        >
+          {(control) => <input {...control} className="input" inputMode="numeric" value={draft.processes} onChange={(e) => onChange({ ...draft, processes: e.target.value })} />}
+        </WizardField>
+        <WizardField
+          label="Completion groups kept per step"
+          help="Groups of completions stored with their verdicts for the run's Samples tab (0 keeps none)."
+          error={errors["config.rollout_groups"]}
+        >
+          {(control) => (
+            <input {...control} className="input" inputMode="numeric" value={draft.rolloutGroups} onChange={(e) => onChange({ ...draft, rolloutGroups: e.target.value })} />
+          )}
+        </WizardField>
+      </div>
+    </div>
+  );
+}

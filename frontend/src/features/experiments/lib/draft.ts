@@ -1,0 +1,224 @@
+// The experiment wizard's state and the configuration it sends. Every check beyond "is
+// something chosen" is the server's (experiments/config.py): its errors name a field path,
+// which `stepOf` maps back to the wizard step that shows that field.
+import type { Algorithm, ExperimentConfig, ExperimentCurriculum, Family, Hyperparameter, Verifier } from "../api/types";
+
+export const STEPS = [
+  { id: "curriculum", label: "Curriculum", hint: "Tasks and verifiers" },
+  { id: "model", label: "Model", hint: "What to train" },
+  { id: "algorithm", label: "Algorithm", hint: "And its hyper-parameters" },
+  { id: "evaluation", label: "Evaluation", hint: "Held-out sets" },
+  { id: "resources", label: "Seed and processes", hint: "Reproducibility and scale" },
+  { id: "review", label: "Review", hint: "Name, check, launch" },
+] as const;
+
+export type StepId = (typeof STEPS)[number]["id"];
+
+export type CurriculumChoice =
+  | { kind: "saved"; saved: number | null }
+  /** A cloned experiment's own (already copied) curriculum, kept unless another is picked. */
+  | { kind: "inline"; config: ExperimentCurriculum };
+
+/** Form values as typed (text, so a half-typed number can sit in its field). */
+export type Draft = {
+  name: string;
+  description: string;
+  curriculum: CurriculumChoice;
+  /** Verifier version id per pool version id. */
+  verifiers: Record<string, number | null>;
+  model: string;
+  algorithm: string;
+  /** Hyper-parameters the user set, by path; the others take the algorithm's default. */
+  hyper: Record<string, string | boolean>;
+  evalEvery: string;
+  evalMaxTasks: string;
+  /** Pool versions whose held-out split is evaluated; null: every family of the curriculum. */
+  evalFamilies: number[] | null;
+  seed: string;
+  processes: string;
+  rolloutGroups: string;
+};
+
+export function emptyDraft(): Draft {
+  return {
+    name: "",
+    description: "",
+    curriculum: { kind: "saved", saved: null },
+    verifiers: {},
+    model: "",
+    algorithm: "grpo",
+    hyper: {},
+    evalEvery: "10",
+    evalMaxTasks: "200",
+    evalFamilies: null,
+    seed: "0",
+    processes: "1",
+    rolloutGroups: "16",
+  };
+}
+
+// --- hyper-parameters ------------------------------------------------------------------------
+
+/** A default as the form shows it: "0.0005", "" for null, "0.9, 0.99" for a pair. */
+export function formValue(field: Hyperparameter, value: unknown): string | boolean {
+  if (field.type === "bool") return Boolean(value);
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.join(", ");
+  return String(value);
+}
+
+/** What the form holds, as JSON for the API; text that is not a number goes as typed, so the
+ * server names the field and says what it must be. */
+export function parseValue(field: Hyperparameter, value: string | boolean): unknown {
+  if (field.type === "bool") return Boolean(value);
+  const text = String(value).trim();
+  if (text === "" && field.nullable) return null;
+  if (field.type === "int" || field.type === "float") {
+    const number = Number(text);
+    return text !== "" && Number.isFinite(number) ? number : text;
+  }
+  if (field.type === "float_pair") {
+    const parts = text.split(/[\s,]+/).filter(Boolean).map(Number);
+    return parts.length === 2 && parts.every(Number.isFinite) ? parts : text;
+  }
+  return text;
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const [head, ...rest] = path.split(".");
+  if (!head) return;
+  if (rest.length === 0) {
+    target[head] = value;
+    return;
+  }
+  const child = (target[head] ??= {}) as Record<string, unknown>;
+  setPath(child, rest.join("."), value);
+}
+
+function getPath(source: Record<string, unknown>, path: string): unknown {
+  return path.split(".").reduce<unknown>((at, key) => (at && typeof at === "object" ? (at as Record<string, unknown>)[key] : undefined), source);
+}
+
+/** Every field of the algorithm: the user's value where set, else the default. */
+export function hyperparameters(draft: Draft, algorithm: Algorithm | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!algorithm) {
+    // The catalogue has not loaded: send what was set and let the server fill in the rest.
+    for (const [path, value] of Object.entries(draft.hyper)) setPath(out, path, typeof value === "string" ? number(value) : value);
+    return out;
+  }
+  for (const field of algorithm.fields) {
+    const set = draft.hyper[field.path];
+    setPath(out, field.path, set === undefined ? field.default : parseValue(field, set));
+  }
+  return out;
+}
+
+/** Switching algorithm keeps the values set for fields the new one also has. */
+export function switchAlgorithm(draft: Draft, next: Algorithm): Draft {
+  const known = new Set(next.fields.map((f) => f.path));
+  const hyper = Object.fromEntries(Object.entries(draft.hyper).filter(([path]) => known.has(path)));
+  return { ...draft, algorithm: next.name, hyper };
+}
+
+// --- the configuration sent ------------------------------------------------------------------
+
+function number(text: string): number | string {
+  const value = Number(text.trim());
+  return text.trim() !== "" && Number.isFinite(value) ? value : text;
+}
+
+export function curriculumConfig(draft: Draft): Record<string, unknown> {
+  const choice = draft.curriculum;
+  if (choice.kind === "saved") {
+    const verifiers = Object.fromEntries(Object.entries(draft.verifiers).filter(([, v]) => v !== null));
+    return { saved: choice.saved, verifiers };
+  }
+  const families = choice.config.families.map((family) => ({
+    ...family,
+    verifier_version: draft.verifiers[String(family.pool_version)] ?? family.verifier_version,
+  }));
+  return { ...choice.config, families };
+}
+
+export function buildConfig(draft: Draft, algorithm: Algorithm | undefined): Record<string, unknown> {
+  const evaluation: Record<string, unknown> = { every: number(draft.evalEvery), max_tasks: number(draft.evalMaxTasks) };
+  if (draft.evalFamilies !== null) evaluation.families = draft.evalFamilies;
+  return {
+    curriculum: curriculumConfig(draft),
+    model: draft.model,
+    algorithm: draft.algorithm,
+    hyperparameters: hyperparameters(draft, algorithm),
+    eval: evaluation,
+    seed: number(draft.seed),
+    num_processes: number(draft.processes),
+    rollout_groups: number(draft.rolloutGroups),
+  };
+}
+
+/** The wizard filled from an experiment, to clone it: its hyper-parameters that differ from
+ * the algorithm's defaults count as set. */
+export function draftFromExperiment(
+  experiment: { name: string; description: string; config: ExperimentConfig },
+  algorithms: Algorithm[] | undefined,
+): Draft {
+  const config = experiment.config;
+  const algorithm = algorithms?.find((a) => a.name === config.algorithm);
+  const hyper: Draft["hyper"] = {};
+  for (const field of algorithm?.fields ?? []) {
+    const value = getPath(config.hyperparameters, field.path);
+    if (value !== undefined && JSON.stringify(value) !== JSON.stringify(field.default)) hyper[field.path] = formValue(field, value);
+  }
+  const verifiers = Object.fromEntries(config.curriculum.families.map((f) => [String(f.pool_version), f.verifier_version]));
+  const versions = config.curriculum.families.map((f) => f.pool_version);
+  const allEvaluated = versions.length === config.eval.families.length && versions.every((v) => config.eval.families.includes(v));
+  return {
+    name: `${experiment.name} (clone)`.slice(0, 120),
+    description: experiment.description,
+    curriculum: { kind: "inline", config: config.curriculum },
+    verifiers,
+    model: config.model,
+    algorithm: config.algorithm,
+    hyper,
+    evalEvery: String(config.eval.every),
+    evalMaxTasks: String(config.eval.max_tasks),
+    evalFamilies: allEvaluated ? null : config.eval.families,
+    seed: String(config.seed),
+    processes: String(config.num_processes),
+    rolloutGroups: String(config.rollout_groups),
+  };
+}
+
+// --- choosing verifiers ----------------------------------------------------------------------
+
+/** The newest verifier version made for the family's kind, if the team has one. */
+export function defaultVerifierVersion(family: Pick<Family, "kind"> | undefined, verifiers: Verifier[]): number | null {
+  if (!family) return null;
+  const candidates = verifiers
+    .filter((v) => v.family_kind === family.kind && v.latest_version)
+    .map((v) => v.latest_version!)
+    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+  return candidates[0]?.id ?? null;
+}
+
+// --- errors ------------------------------------------------------------------------------------
+
+const STEP_OF: [RegExp, StepId][] = [
+  [/^config\.curriculum\b/, "curriculum"],
+  [/^config\.model\b/, "model"],
+  [/^config\.(algorithm|hyperparameters)\b/, "algorithm"],
+  [/^config\.eval\b/, "evaluation"],
+  [/^config\.(seed|num_processes|rollout_groups)\b/, "resources"],
+];
+
+/** The step that shows the field an error names; the review step for the rest. */
+export function stepOf(field: string | null): StepId {
+  if (!field) return "review";
+  return STEP_OF.find(([pattern]) => pattern.test(field))?.[1] ?? "review";
+}
+
+/** `config.hyperparameters.sampling.temperature` → `sampling.temperature`. */
+export function hyperparameterPath(field: string): string | null {
+  const match = /^config\.hyperparameters\.(.+)$/.exec(field);
+  return match ? (match[1] ?? null) : null;
+}

@@ -1,0 +1,154 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+
+import { ME, mockApi } from "@/testing/mock-api";
+import { renderApp } from "@/testing/render";
+
+import { EXPERIMENT, EXPERIMENT_RUN, NO_MODELS, wizardRoutes } from "../testing/fixtures";
+
+const RUN = { ...EXPERIMENT_RUN, id: 21, experiment: 30, state: "queued" };
+
+async function walkToReview(user: ReturnType<typeof userEvent.setup>) {
+  await user.click(await screen.findByRole("radio", { name: /Digit ramp/ }, { timeout: 5000 }));
+  await user.click(screen.getByRole("button", { name: "Next" }));
+  await user.selectOptions(await screen.findByLabelText("Base model"), "tiny-digit-sort");
+  await user.click(screen.getByRole("button", { name: "Next" }));
+  await user.clear(await screen.findByLabelText("group_size"));
+  await user.type(screen.getByLabelText("group_size"), "1");
+  await user.click(screen.getByRole("button", { name: "Next" }));
+  await user.click(screen.getByRole("button", { name: "Next" }));
+  await user.click(screen.getByRole("button", { name: "Next" }));
+  await user.type(screen.getByLabelText("Name"), "Sort it");
+}
+
+describe("New experiment wizard", () => {
+  it("preselects the newest verifier made for each family's kind", async () => {
+    mockApi({ "GET /api/v1/auth/me/": { body: ME }, ...wizardRoutes() });
+    renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("radio", { name: /Digit ramp/ }, { timeout: 5000 }));
+    const family = screen.getByRole("group", { name: "Family digits · v1" });
+    expect(family).toHaveTextContent("90 train · 10 held-out · levels 2–3");
+    expect(within(family).getByLabelText("Verifier for pool version 5")).toHaveValue("12");
+  });
+
+  it("says that no worker is running and how to start one", async () => {
+    mockApi({ "GET /api/v1/auth/me/": { body: ME }, ...wizardRoutes(NO_MODELS) });
+    renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: /Model/ }, { timeout: 5000 }));
+    const notice = await screen.findByRole("status");
+    expect(notice).toHaveTextContent("No worker is running");
+    expect(notice).toHaveTextContent("No worker is running on the gpu queue.");
+    expect(notice).toHaveTextContent("make worker");
+    expect(screen.queryByLabelText("Base model")).not.toBeInTheDocument();
+  });
+
+  it("shows a refused hyper-parameter next to its field, on its step", async () => {
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      ...wizardRoutes(),
+      "POST /api/v1/experiments/": {
+        status: 400,
+        body: { errors: [{ field: "config.hyperparameters.group_size", code: "invalid", message: "GRPO needs at least 2 completions per prompt" }] },
+      },
+    });
+    renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await walkToReview(user);
+    await user.click(screen.getByRole("button", { name: "Create and launch" }));
+
+    const field = await screen.findByLabelText("group_size");
+    expect(screen.getByRole("heading", { name: "3. Algorithm" })).toBeInTheDocument();
+    expect(field).toHaveAttribute("aria-invalid", "true");
+    expect(field).toHaveAccessibleDescription(/GRPO needs at least 2 completions per prompt/);
+    expect(screen.getByRole("button", { name: /Algorithm\s*needs attention/ })).toBeInTheDocument();
+
+    const post = requests.find((r) => r.method === "POST");
+    expect(post?.body).toEqual({
+      team: "core",
+      name: "Sort it",
+      description: "",
+      config: {
+        curriculum: { saved: 4, verifiers: { "5": 12 } },
+        model: "tiny-digit-sort",
+        algorithm: "grpo",
+        hyperparameters: {
+          max_steps: 100,
+          group_size: 1,
+          learning_rate: 0.0005,
+          kl_estimator: "none",
+          sampling: { temperature: 1 },
+          max_grad_norm: 1,
+          scale_rewards: true,
+        },
+        eval: { every: 10, max_tasks: 200 },
+        seed: 0,
+        num_processes: 1,
+        rollout_groups: 16,
+      },
+    });
+  });
+
+  it("creates and launches, then opens the run", async () => {
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      ...wizardRoutes(),
+      "POST /api/v1/experiments/": { status: 201, body: { ...EXPERIMENT, id: 30 } },
+      "POST /api/v1/experiments/30/launch/": { status: 202, body: RUN },
+      "GET /api/v1/runs/21/": { body: { ...RUN, log_tail: "" } },
+      "GET /api/v1/runs/21/metrics/": { body: { run: 21, state: "queued", seq: 0, keys: [], points: {} } },
+    });
+    const { router } = renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await walkToReview(user);
+    expect(screen.getByLabelText("Configuration summary")).toHaveTextContent("digits · v1 judged by Exact sort · v3");
+    await user.click(screen.getByRole("button", { name: "Create and launch" }));
+    await waitFor(() => expect(router.state.location.pathname).toBe("/runs/21"));
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toContain("POST /api/v1/experiments/30/launch/");
+  });
+
+  it("asks for what is missing before sending anything", async () => {
+    const { requests } = mockApi({ "GET /api/v1/auth/me/": { body: ME }, ...wizardRoutes() });
+    renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: /Review/ }, { timeout: 5000 }));
+    await user.click(screen.getByRole("button", { name: "Create and launch" }));
+    expect(await screen.findByText("Choose a curriculum.")).toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "1. Curriculum" })).toBeInTheDocument();
+    expect(requests.some((r) => r.method === "POST")).toBe(false);
+  });
+
+  it("clones an experiment: prefilled, and saved through the clone endpoint as a new experiment", async () => {
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      ...wizardRoutes(),
+      "GET /api/v1/experiments/3/": { body: EXPERIMENT },
+      "POST /api/v1/experiments/3/clone/": { status: 201, body: { ...EXPERIMENT, id: 30, parent: 3 } },
+      "POST /api/v1/experiments/30/launch/": { status: 202, body: RUN },
+      "GET /api/v1/runs/21/": { body: { ...RUN, log_tail: "" } },
+      "GET /api/v1/runs/21/metrics/": { body: { run: 21, state: "queued", seq: 0, keys: [], points: {} } },
+    });
+    const { router } = renderApp("/experiments/new?from=3");
+    const user = userEvent.setup();
+    expect(await screen.findByRole("heading", { name: "Clone “Digit sort”" }, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getByRole("radio", { name: /The cloned experiment's curriculum/ })).toBeChecked();
+    expect(screen.getByLabelText("Verifier for pool version 5")).toHaveValue("12");
+    await user.click(screen.getByRole("button", { name: /Algorithm/ }));
+    expect(await screen.findByLabelText("max_steps")).toHaveValue("200");
+    await user.click(screen.getByRole("button", { name: /Review/ }));
+    expect(screen.getByLabelText("Name")).toHaveValue("Digit sort (clone)");
+    await user.click(screen.getByRole("button", { name: "Create and launch" }));
+    await waitFor(() => expect(router.state.location.pathname).toBe("/runs/21"));
+    const clone = requests.find((r) => r.path === "/api/v1/experiments/3/clone/");
+    expect(clone?.body).toMatchObject({
+      name: "Digit sort (clone)",
+      overrides: {
+        curriculum: { families: [{ pool_version: 5, verifier_version: 12 }], origin: { curriculum: 4, revision: 2 } },
+        hyperparameters: { max_steps: 200 },
+        eval: { every: 10, max_tasks: 200 },
+      },
+    });
+  });
+});

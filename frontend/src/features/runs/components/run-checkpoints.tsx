@@ -1,0 +1,57 @@
+import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { formatBytes, formatDateTime } from "@/lib/format";
+import { formatValue } from "@/components/charts/time-series-chart";
+
+import { useRunCheckpoints } from "../api/get-run-checkpoints";
+import { isActive, type Run } from "../api/types";
+
+const SHOWN_METRICS = ["reward/mean", "success", "kl"];
+
+export function RunCheckpoints({ run }: { run: Run }) {
+  const checkpoints = useRunCheckpoints(run.id, isActive(run));
+  return (
+    <Card title="Checkpoints" description="Saved model weights, optimiser and curriculum state; a resumed run starts from the newest.">
+      <QueryPlaceholder query={checkpoints} />
+      {checkpoints.data?.length === 0 && (
+        <div className="card-body">
+          <EmptyState title="No checkpoints yet" icon="deployments">
+            {isActive(run)
+              ? "A checkpoint is written every checkpoint_every steps (set in the experiment's hyper-parameters) and at the end."
+              : "This run ended before writing one."}
+          </EmptyState>
+        </div>
+      )}
+      {checkpoints.data && checkpoints.data.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Step</th>
+                <th>Directory</th>
+                {SHOWN_METRICS.map((m) => (
+                  <th key={m}>{m}</th>
+                ))}
+                <th>Size</th>
+                <th>Saved</th>
+              </tr>
+            </thead>
+            <tbody>
+              {checkpoints.data.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.step}</td>
+                  <td className="mono">{c.name}</td>
+                  {SHOWN_METRICS.map((m) => (
+                    <td key={m}>{formatValue(c.metrics[m])}</td>
+                  ))}
+                  <td>{formatBytes(c.size_bytes)}</td>
+                  <td>{formatDateTime(c.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  );
+}

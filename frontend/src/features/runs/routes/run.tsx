@@ -1,0 +1,135 @@
+import { useEffect, useState } from "react";
+import { Link, useParams } from "react-router";
+
+import { QueryPlaceholder } from "@/components/ui/card";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { EmptyState } from "@/components/ui/empty-state";
+import { PageHeader } from "@/components/ui/page-header";
+import { isApiError } from "@/lib/api-client";
+
+import { useCancelRun } from "../api/cancel-run";
+import { useRun } from "../api/get-run";
+import { useRunMetrics } from "../api/get-run-metrics";
+import { isActive, type Run } from "../api/types";
+import { RunCharts } from "../components/run-charts";
+import { RunCheckpoints } from "../components/run-checkpoints";
+import { RunLogs } from "../components/run-logs";
+import { RunSamples } from "../components/run-samples";
+import { FailureNotice, RunSummary } from "../components/run-summary";
+import "../runs.css";
+
+const TABS = [
+  { path: "", label: "Charts" },
+  { path: "logs", label: "Logs" },
+  { path: "checkpoints", label: "Checkpoints" },
+  { path: "samples", label: "Samples" },
+] as const;
+
+type Tab = (typeof TABS)[number]["path"];
+
+function isTab(value: string | undefined): value is Tab {
+  return TABS.some((t) => t.path === value);
+}
+
+/** Ticks every second while the run is active, so ages ("heartbeat 4 s ago") stay true. */
+function useNow(active: boolean): Date {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(new Date()), 1000);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+function CancelButton({ run }: { run: Run }) {
+  const cancel = useCancelRun(run.id);
+  const [asking, setAsking] = useState(false);
+  if (!isActive(run) || run.cancel_requested) return null;
+  return (
+    <>
+      <button type="button" className="btn" onClick={() => setAsking(true)}>
+        Cancel run
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title={`Cancel run #${run.number}?`}
+          confirmLabel={cancel.isPending ? "Cancelling…" : "Cancel run"}
+          pending={cancel.isPending}
+          error={cancel.error}
+          onCancel={() => setAsking(false)}
+          onConfirm={() => cancel.mutate(undefined, { onSuccess: () => setAsking(false) })}
+        >
+          {run.state === "queued"
+            ? "It has not started: it is cancelled at once."
+            : "It stops at the end of the current training step; its metrics and checkpoints stay."}
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+function RunPage({ run, tab }: { run: Run; tab: Tab }) {
+  const active = isActive(run);
+  const now = useNow(active);
+  const metrics = useRunMetrics(run.id, active);
+  const families = Object.keys(metrics.data?.series ?? {})
+    .map((k) => /^success\/([^/]+)$/.exec(k)?.[1])
+    .filter((f): f is string => !!f);
+
+  return (
+    <>
+      <div className="subtle" style={{ marginBottom: 4 }}>
+        <Link to="/runs">Runs</Link> / <Link to={`/experiments/${run.experiment}`}>{run.experiment_name}</Link> /
+      </div>
+      <PageHeader
+        title={`${run.experiment_name} · run #${run.number}`}
+        description={`Launched by ${run.created_by || "someone"}; ${active ? "training now, charts update live." : `ended ${run.state}.`}`}
+        actions={
+          <>
+            <Link className="btn" to={`/runs?selected=${run.id}`}>
+              Compare with other runs
+            </Link>
+            <CancelButton run={run} />
+          </>
+        }
+      />
+      <div className="stack">
+        <RunSummary run={run} now={now} />
+        {run.cancel_requested && active && (
+          <div className="alert alert-warning" role="status">
+            Cancel requested: the run stops at the end of its current step.
+          </div>
+        )}
+        <FailureNotice run={run} />
+        <nav className="rn-tabs" aria-label="Run sections">
+          {TABS.map((t) => (
+            <Link key={t.path} to={`/runs/${run.id}${t.path ? `/${t.path}` : ""}`} className="rn-tab" aria-current={t.path === tab ? "page" : undefined}>
+              {t.label}
+            </Link>
+          ))}
+        </nav>
+        {tab === "" && <RunCharts metrics={metrics.data} isPending={metrics.isPending} stream={metrics.stream} active={active} />}
+        {tab === "logs" && <RunLogs run={run} />}
+        {tab === "checkpoints" && <RunCheckpoints run={run} />}
+        {tab === "samples" && <RunSamples run={run} families={families} />}
+      </div>
+    </>
+  );
+}
+
+export function RunRoute() {
+  const params = useParams();
+  const id = Number(params.runId);
+  const tab: Tab = isTab(params.tab) ? params.tab : "";
+  const run = useRun(id);
+  if (!Number.isInteger(id) || id <= 0 || (isApiError(run.error) && run.error.status === 404)) {
+    return (
+      <EmptyState title="No such run" icon="runs" action={<Link className="btn" to="/runs">All runs</Link>}>
+        It does not exist, or it belongs to a team you are not in.
+      </EmptyState>
+    );
+  }
+  if (!run.data) return <QueryPlaceholder query={run} />;
+  return <RunPage run={run.data} tab={tab} />;
+}

@@ -1,0 +1,176 @@
+"""An experiment's configuration: validation that names the field, canonical form, diffs.
+
+Pure: no database.
+"""
+
+import pytest
+
+from experiments import config as cfg
+
+GOOD = {
+    "curriculum": {"families": [{"pool_version": 4, "verifier_version": 9, "levels": [1, 2]}]},
+    "model": "tiny-digit-sort",
+    "algorithm": "grpo",
+    "hyperparameters": {"max_steps": 20, "learning_rate": 1e-4},
+}
+
+
+def errors_of(data) -> dict[str, str]:
+    with pytest.raises(cfg.ConfigError) as caught:
+        cfg.parse(data)
+    return dict(caught.value.errors)
+
+
+def with_(**changes):
+    return {**GOOD, **changes}
+
+
+def test_it_resolves_every_default_into_the_canonical_form():
+    data = cfg.canonical(GOOD)
+    assert data["hyperparameters"]["max_steps"] == 20
+    assert data["hyperparameters"]["group_size"] == 8  # GRPO's default, pinned
+    assert data["curriculum"]["band"] == [0.3, 0.7] and data["curriculum"]["origin"] is None
+    assert data["eval"] == {"every": 0, "families": [4], "max_tasks": cfg.DEFAULT_EVAL_TASKS}
+    assert (data["seed"], data["num_processes"], data["rollout_groups"]) == (0, 1, 16)
+    assert cfg.canonical(data) == data  # canonical is a fixed point
+
+
+def test_it_hashes_equal_meanings_equally():
+    spelled_out = cfg.canonical(GOOD)
+    assert cfg.config_hash(cfg.canonical(GOOD)) == cfg.config_hash(spelled_out)
+    other = cfg.canonical(with_(seed=1))
+    assert cfg.config_hash(other) != cfg.config_hash(spelled_out)
+
+
+def test_it_names_the_engine_field_that_the_engine_refuses():
+    bad = with_(hyperparameters={"learning_rate": -1.0})
+    assert errors_of(bad) == {"hyperparameters.learning_rate": "must be positive"}
+
+
+def test_it_names_each_unknown_hyperparameter():
+    found = errors_of(with_(hyperparameters={"lr": 1, "epochs": 2}))
+    assert set(found) == {"hyperparameters.lr", "hyperparameters.epochs"}
+
+
+def test_it_refuses_hyperparameters_of_another_algorithm():
+    found = errors_of(with_(algorithm="sft", hyperparameters={"group_size": 4}))
+    assert found == {"hyperparameters.group_size": "unknown for sft"}
+
+
+def test_it_names_a_wrongly_typed_nested_hyperparameter_before_the_engine_sees_it():
+    found = errors_of(with_(hyperparameters={"sampling": {"max_new_tokens": "16", "beam": 2}}))
+    assert found == {
+        "hyperparameters.sampling.max_new_tokens": "must be a whole number",
+        "hyperparameters.sampling.beam": "unknown field",
+    }
+
+
+def test_it_refuses_a_zero_micro_batch_instead_of_dividing_by_it():
+    found = errors_of(with_(hyperparameters={"micro_batch_size": 0}))
+    assert found == {"hyperparameters.micro_batch_size": "must be at least 1"}
+
+
+def test_it_keeps_fields_set_elsewhere_out_of_the_hyperparameters():
+    found = errors_of(with_(hyperparameters={"seed": 3, "eval_every": 5}))
+    assert found == {
+        "hyperparameters.seed": "set by config.seed",
+        "hyperparameters.eval_every": "set by config.eval.every",
+    }
+
+
+def test_it_names_the_unknown_algorithm():
+    assert set(errors_of(with_(algorithm="dpo"))) == {"algorithm"}
+
+
+def test_it_names_each_bad_curriculum_field():
+    bad = with_(
+        curriculum={
+            "families": [{"pool_version": 4, "verifier_version": "v9", "levels": [2, 1]}],
+            "band": [0.8, 0.2],
+            "window": 0,
+        }
+    )
+    assert set(errors_of(bad)) == {
+        "curriculum.families[0].verifier_version",
+        "curriculum.families[0].levels",
+        "curriculum.band",
+        "curriculum.window",
+    }
+
+
+def test_it_refuses_a_pool_version_pinned_twice():
+    family = {"pool_version": 4, "verifier_version": 9}
+    found = errors_of(with_(curriculum={"families": [family, family]}))
+    assert found == {"curriculum.families[1].pool_version": "pool version appears twice"}
+
+
+def test_it_refuses_a_floor_the_levels_cannot_hold():
+    curriculum = {"families": GOOD["curriculum"]["families"], "floor": 0.6}
+    assert set(errors_of(with_(curriculum=curriculum))) == {"curriculum.floor"}
+
+
+def test_it_requires_the_curriculum_and_the_model():
+    assert errors_of({"algorithm": "grpo"}) == {
+        "curriculum": "this field is required",
+        "model": "this field is required",
+    }
+
+
+def test_it_evaluates_only_families_the_curriculum_judges():
+    found = errors_of(with_(eval={"every": 5, "families": [5]}))
+    assert set(found) == {"eval.families"} and "[5]" in found["eval.families"]
+
+
+def test_it_bounds_processes_and_rollouts_kept():
+    found = errors_of(with_(num_processes=9, rollout_groups=10_000, strategy="horovod"))
+    assert set(found) == {"num_processes", "rollout_groups", "strategy"}
+
+
+def test_it_needs_prompts_per_step_divisible_by_the_processes():
+    found = errors_of(with_(num_processes=3, hyperparameters={"prompts_per_step": 16}))
+    assert set(found) == {"hyperparameters.prompts_per_step"}
+
+
+def test_it_refuses_unknown_top_level_fields():
+    assert errors_of(with_(learning_rate=0.1)) == {"learning_rate": "unknown field"}
+
+
+def test_it_builds_the_engine_config_with_the_fields_set_elsewhere():
+    parsed = cfg.parse(with_(seed=7, eval={"every": 5}))
+    engine = parsed.engine_config("/models/tiny")
+    assert (engine.seed, engine.eval_every, engine.resume) == (7, 5, True)
+    assert engine.model.path == "/models/tiny" and engine.max_steps == 20
+
+
+def test_it_diffs_two_configurations_by_path():
+    a = cfg.canonical(GOOD)
+    b = cfg.canonical(
+        cfg.merge(
+            a,
+            {
+                "hyperparameters": {"learning_rate": 1e-3},
+                "curriculum": {
+                    "families": [{"pool_version": 4, "verifier_version": 10, "levels": [1, 2]}]
+                },
+            },
+        )
+    )
+    changes = {c.path: (c.old, c.new) for c in cfg.diff(a, b)}
+    assert changes == {
+        "curriculum.families[0].verifier_version": (9, 10),
+        "hyperparameters.learning_rate": (1e-4, 1e-3),
+    }
+    assert cfg.diff(a, a) == []
+
+
+def test_it_keeps_deliberate_choices_when_the_algorithm_changes():
+    grpo = cfg.canonical(GOOD)["hyperparameters"]
+    carried = cfg.carried_hyperparameters("grpo", grpo, "rloo")
+    assert carried == {"max_steps": 20, "learning_rate": 1e-4}
+    rloo = cfg.canonical(with_(algorithm="rloo", hyperparameters=carried))["hyperparameters"]
+    assert rloo["advantage_estimator"] == "rloo"  # RLOO's own default, not GRPO's
+
+
+def test_it_keeps_rejection_sampling_to_one_process():
+    found = errors_of(with_(algorithm="rejection", hyperparameters={}, num_processes=2))
+    assert found == {"num_processes": "rejection sampling trains in one process"}
