@@ -24,7 +24,7 @@ from training.losses import (
     token_logprobs,
     zero_std_groups,
 )
-from training.metrics import MetricLists
+from training.metrics import MetricLists, zero_std_breakdown
 from training.step import (
     Batch,
     Run,
@@ -48,6 +48,7 @@ def train_step(run: Run) -> dict[str, float]:
     batch.advantages = advantages
     flat = zero_std_groups(batch.rewards, config.group_size)  # (B,)
     metrics["frac_reward_zero_std"] = flat.float().mean().item()
+    metrics.update(zero_std_breakdown(batch.items, flat, config.group_size))
     keep = ~flat if config.drop_zero_std_groups else torch.ones_like(flat)
     # Across processes every rank must run the same forward/backward passes, or the gradient
     # all-reduce of one waits forever for the other: no rank may skip rows on its own

@@ -85,6 +85,23 @@ def success_breakdown(items: Sequence[Item], results: Sequence[RewardResult]) ->
     return {key: sum(v) / len(v) for key, v in groups.items()}
 
 
+def zero_std_breakdown(
+    items: Sequence[Item], flat: torch.Tensor, group_size: int
+) -> dict[str, float]:
+    """Share of groups without learning signal by family x difficulty,
+    ``frac_reward_zero_std/<family>/d<k>``: a curriculum shows where it wastes its samples.
+
+    ``flat`` is ``losses.zero_std_groups``'s (B,) mask; the G rows of a group answer one
+    prompt, so the group's first row names its family and level.
+    """
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for start in range(0, len(items), group_size):
+        item = items[start]
+        key = f"frac_reward_zero_std/{item.family}/d{item.difficulty}"
+        groups[key].append(bool(flat[start]))
+    return {key: sum(v) / len(v) for key, v in groups.items()}
+
+
 def completion_metrics(rollout: Rollout) -> dict[str, float]:
     lengths = rollout.lengths.float()
     return {
