@@ -76,10 +76,11 @@ class Batch:
         """Each row with its verdict, group, sample index and advantage, for a rollout sink."""
         n, size = len(self.items), self.group_size
         advantages = self.advantages.tolist() if self.advantages is not None else [None] * n
+        lengths = self.rollout.lengths.tolist()
         return [
-            Completion(item, text, result, row // size, row % size, advantage)
-            for row, (item, text, result, advantage) in enumerate(
-                zip(self.items, self.rollout.texts, self.results, advantages, strict=True)
+            Completion(item, text, result, row // size, row % size, advantage, int(tokens))
+            for row, (item, text, result, advantage, tokens) in enumerate(
+                zip(self.items, self.rollout.texts, self.results, advantages, lengths, strict=True)
             )
         ]
 
