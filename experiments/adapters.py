@@ -116,6 +116,10 @@ class CurriculumSampler:
         content_hash = task.meta.get("content_hash")
         return pool_item(task, family, content_hash) if content_hash else item_for(task, family)
 
+    def apply(self, change: dict[str, Any]) -> None:
+        """A change made while the run trains (``Curriculum.apply``); kept in the state."""
+        self.curriculum.apply(change)
+
     def observe(self, items: Sequence[Item], results: Sequence[RewardResult]) -> None:
         self.curriculum.observe_many(
             (item.family, item.difficulty, bool(result.passed))
