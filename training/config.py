@@ -152,6 +152,11 @@ class RLConfig(BaseConfig):
     """Clip rewards to [-reward_clip, reward_clip] after normalisation; None = off."""
     unscorable_reward: float = 0.0
     """Reward given to completions the reward function marks unscorable (None)."""
+    verification_workers: int = 4
+    """Threads that run the reward function, each on a slice of the step's completions (1 = in
+    the training thread). The sandbox and the SQL box serve concurrent callers, so code
+    families verify this many completions at a time; above 1 the reward function must be
+    thread-safe (the platform's verifiers are)."""
 
     @property
     def rollout_batch_size(self) -> int:
@@ -163,6 +168,7 @@ class RLConfig(BaseConfig):
         _check(self.num_epochs >= 1, "num_epochs", "must be >= 1")
         _check(self.kl_estimator in ("none", "k1", "k3"), "kl_estimator", "must be none, k1 or k3")
         _check(self.reward_normalization in ("none", "batch"), "reward_normalization", "unknown")
+        _check(self.verification_workers >= 1, "verification_workers", "must be >= 1")
         if self.kl_estimator == "none":
             _check(self.kl_coef == 0.0, "kl_coef", "needs kl_estimator k1 or k3")
 
@@ -189,11 +195,28 @@ class GRPOConfig(RLConfig):
     skip_zero_advantage: bool = True
     """Skip forward/backward for rows with zero advantage when no KL or entropy term needs
     them: the same gradient for less compute (most groups are all-pass or all-fail)."""
+    dynamic_sampling: bool = False
+    """DAPO dynamic sampling (Yu et al. 2025, arXiv:2503.14476): groups whose rewards are all
+    equal are left out and replaced, by generating and verifying groups for newly drawn
+    prompts, until the step has `prompts_per_step` groups with mixed rewards or
+    `max_refill_rounds` extra rounds have run (then the missing groups count for nothing).
+    Logs `dynamic_sampling/fill_rate`, `/rounds` and `/prompts_generated`."""
+    max_refill_rounds: int = 3
+    """Dynamic sampling only: extra generate-and-verify rounds a step may run. Each round
+    draws the missing groups divided by the share of mixed groups seen so far this step."""
+    async_verification: bool = False
+    """Verify a step's completions while the next step's are generated. The price is one
+    step of staleness: the update at step t trains on completions sampled before update t-1
+    was applied (one-step off-policy; the clipped ratio is taken against the log-probs of
+    the weights that sampled them), and the curriculum observes a step's verdicts after the
+    next step's prompts are drawn. The first step (and the first after a resume) is
+    on-policy; a resumed run does not repeat the interrupted run's draws exactly."""
 
     def validate(self) -> None:
         super().validate()
         _check(self.group_size >= 2, "group_size", "GRPO needs at least 2 completions per prompt")
         _check(self.advantage_estimator in ("grpo", "rloo"), "advantage_estimator", "unknown")
+        _check(self.max_refill_rounds >= 0, "max_refill_rounds", "must be >= 0")
         _check(
             self.loss_aggregation in ("sequence", "token", "constant"),
             "loss_aggregation",

@@ -14,6 +14,7 @@ from functools import partial
 import torch
 
 from training.config import GRPOConfig
+from training.dynamic_sampling import refill
 from training.losses import (
     aggregate,
     clipped_surrogate,
@@ -25,20 +26,22 @@ from training.losses import (
     zero_std_groups,
 )
 from training.metrics import MetricLists, zero_std_breakdown
+from training.pipeline import first_rollout
 from training.step import (
     Batch,
     Run,
     completion_logits,
     micro_batches,
-    rollout,
-    sample_items,
+    rollout_logprobs,
     update,
 )
 
 
 def train_step(run: Run) -> dict[str, float]:
     config: GRPOConfig = run.config
-    batch = rollout(run, sample_items(run), config.group_size)
+    batch = first_rollout(run)
+    if config.dynamic_sampling:
+        batch = refill(run, batch)  # exactly prompts_per_step groups, mixed ones first
     metrics = batch.metrics
 
     # Advantages: one scalar per sequence, broadcast over its tokens.
@@ -47,9 +50,11 @@ def train_step(run: Run) -> dict[str, float]:
     )  # (B,)
     batch.advantages = advantages
     flat = zero_std_groups(batch.rewards, config.group_size)  # (B,)
-    metrics["frac_reward_zero_std"] = flat.float().mean().item()
-    metrics.update(zero_std_breakdown(batch.items, flat, config.group_size))
-    keep = ~flat if config.drop_zero_std_groups else torch.ones_like(flat)
+    if not config.dynamic_sampling:  # which reports them over every group it generated
+        metrics["frac_reward_zero_std"] = flat.float().mean().item()
+        metrics.update(zero_std_breakdown(batch.items, flat, config.group_size))
+    dropping = config.drop_zero_std_groups or config.dynamic_sampling
+    keep = ~flat if dropping else torch.ones_like(flat)
     # Across processes every rank must run the same forward/backward passes, or the gradient
     # all-reduce of one waits forever for the other: no rank may skip rows on its own
     # rewards. Rows it would skip still count for nothing (their loss is masked out).
@@ -87,24 +92,15 @@ def train_step(run: Run) -> dict[str, float]:
 
 @torch.no_grad()
 def reference_logprobs(run: Run, batch: Batch) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-    """Log-probs (B, C) of the sampling policy (needed only for several epochs; with one, the
-    ratio is exp(logp - logp.detach()) = 1 and the old log-probs are the current ones) and of
-    the frozen reference (only when a KL term is on)."""
-    config, old, ref = run.config, None, None
-    if config.num_epochs > 1:
-        old = _logprobs(run.model, batch, config.sampling.temperature, run)
+    """Log-probs (B, C) of the sampling policy (needed only for several epochs or completions
+    sampled by earlier weights; otherwise the ratio is exp(logp - logp.detach()) = 1 and the
+    old log-probs are the current ones) and of the frozen reference (only with a KL term)."""
+    old, ref = batch.behaviour_logps, None
+    if old is None and run.config.num_epochs > 1:
+        old = rollout_logprobs(run, run.model, batch.rollout)
     if run.ref_model is not None:
-        ref = _logprobs(run.ref_model, batch, config.sampling.temperature, run)
+        ref = rollout_logprobs(run, run.ref_model, batch.rollout)
     return old, ref
-
-
-def _logprobs(model, batch: Batch, temperature: float, run: Run) -> torch.Tensor:
-    chunks = []
-    with run.accelerator.autocast():
-        for rows in torch.arange(len(batch.items)).split(run.config.micro_size):
-            logits, _ = completion_logits(model, batch.rollout.select(rows), temperature)
-            chunks.append(token_logprobs(logits, batch.rollout.completion_ids[rows]))
-    return torch.cat(chunks)
 
 
 def policy_loss(
