@@ -38,6 +38,12 @@ class SamplingConfig:
     """Nucleus sampling threshold (1.0 = off)."""
     top_k: int = 0
     """Top-k sampling (0 = off)."""
+    backend: str = "engine"
+    """`engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished
+    rows dropped); `hf`: Hugging Face `generate`, the reference. Models the loop cannot run
+    (sliding-window or hybrid attention, flash attention) use `hf`, with a warning."""
+    compile: bool = False
+    """`engine` backend on CUDA only: torch.compile the one-token decode step (ignored on CPU)."""
 
 
 @dataclass
@@ -94,6 +100,9 @@ class BaseConfig:
         _check(self.gradient_accumulation_steps > 0, "gradient_accumulation_steps", "must be >= 1")
         _check(self.sampling.max_new_tokens > 0, "sampling.max_new_tokens", "must be positive")
         _check(self.sampling.temperature > 0, "sampling.temperature", "must be positive")
+        _check(self.sampling.backend in ("engine", "hf"), "sampling.backend", "engine or hf")
+        _check(self.sampling.top_k >= 0, "sampling.top_k", "must be >= 0 (0 = off)")
+        _check(0 < self.sampling.top_p <= 1, "sampling.top_p", "must be in (0, 1]")
         batch = self.rollout_batch_size
         mini = self.mini_batch_size
         _check(batch % mini == 0, "micro_batch_size", f"micro x accumulation must divide {batch}")

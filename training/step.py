@@ -19,7 +19,8 @@ from accelerate.utils import broadcast_object_list, gather_object
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_scheduler
 
 from training.config import BaseConfig, RLConfig
-from training.generation import HFGenerator, Rollout
+from training.decode import make_generator
+from training.generation import Generator, HFGenerator, Rollout
 from training.interfaces import Completion, Item, RewardFn, RewardResult, TaskSampler
 from training.losses import normalize_and_clip, token_logprobs
 from training.metrics import MetricLists, Timer, completion_metrics, reward_metrics
@@ -42,7 +43,7 @@ class Run:
     scheduler: Any
     sampler: TaskSampler
     reward_fn: RewardFn
-    generator: HFGenerator
+    generator: Generator
     ref_model: torch.nn.Module | None = None
     value_head: torch.nn.Module | None = None
     step: int = 0
@@ -140,7 +141,13 @@ def build_run(
     )
     unwrapped = accelerator.unwrap_model(model)
     is_fsdp = accelerator.distributed_type.name.startswith("FSDP")
-    generator = HFGenerator(model if is_fsdp else unwrapped, tokenizer)
+    # An FSDP module gathers its shards inside `generate`; the decode loop calls the
+    # unwrapped module, which only holds this rank's shard there.
+    generator = (
+        HFGenerator(model, tokenizer)
+        if is_fsdp
+        else make_generator(config.sampling, unwrapped, tokenizer)
+    )
     return Run(
         config,
         accelerator,
