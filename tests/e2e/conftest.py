@@ -60,7 +60,7 @@ def e2e_user(transactional_db, django_user_model):  # type: ignore[no-untyped-de
 @pytest.fixture
 def page(browser, live_server):  # type: ignore[no-untyped-def]
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1360, "height": 860})
-    context.set_default_timeout(15_000)
+    context.set_default_timeout(30_000)
     tab = context.new_page()
     yield tab
     context.close()

@@ -39,7 +39,7 @@ def test_it_signs_in_to_the_overview_with_navigation_and_teams(signed_in_page): 
 def test_it_keeps_client_side_routes_on_reload(signed_in_page):  # type: ignore[no-untyped-def]
     page = signed_in_page
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Experiments").click()
-    expect(page.get_by_role("heading", name="Experiments", exact=True)).to_be_visible()
+    expect(page.get_by_role("heading", name="Experiments", exact=True, level=1)).to_be_visible()
 
     page.reload()
     expect(page).to_have_url(re.compile(r"/experiments$"))

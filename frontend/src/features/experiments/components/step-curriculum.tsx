@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import { Link } from "react-router";
 
 import { QueryPlaceholder } from "@/components/ui/card";
@@ -169,17 +170,30 @@ export function StepCurriculum({ draft, errors, onChange }: { draft: Draft; erro
   const byId = new Map((versions.data ?? []).map((v) => [v.id, v]));
   const choice = draft.curriculum;
 
+  // A family's verifier is absent until chosen: the default fills in once families, pool
+  // versions and verifiers have all loaded, however late; null is the user's own "none".
   const pick = (curriculum: SavedCurriculum) => {
     const chosen: Record<string, number | null> = {};
     for (const id of savedVersions(curriculum)) {
-      const family = families.data?.find((f) => f.id === byId.get(id)?.family);
-      chosen[String(id)] = draft.verifiers[String(id)] ?? defaultVerifierVersion(family, verifiers.data ?? []);
+      if (String(id) in draft.verifiers) chosen[String(id)] = draft.verifiers[String(id)] ?? null;
     }
     onChange({ ...draft, curriculum: { kind: "saved", saved: curriculum.id }, verifiers: chosen, evalFamilies: null });
   };
 
   const saved = choice.kind === "saved" ? curricula.data?.find((c) => c.id === choice.saved) : undefined;
   const versionIds = choice.kind === "inline" ? choice.config.families.map((f) => f.pool_version) : saved ? savedVersions(saved) : [];
+  const unset = versionIds.filter((id) => !(String(id) in draft.verifiers));
+  const loaded = Boolean(families.data && verifiers.data && versions.data);
+
+  useEffect(() => {
+    if (!loaded || unset.length === 0) return;
+    const filled = { ...draft.verifiers };
+    for (const id of unset) {
+      const family = families.data?.find((f) => f.id === byId.get(id)?.family);
+      filled[String(id)] = defaultVerifierVersion(family, verifiers.data ?? []);
+    }
+    onChange({ ...draft, verifiers: filled });
+  });
   const general = errors["config.curriculum"] ?? errors["config.curriculum.saved"] ?? errors["config.curriculum.families"];
 
   return (
