@@ -161,6 +161,15 @@ class RLConfig(BaseConfig):
     """Clip rewards to [-reward_clip, reward_clip] after normalisation; None = off."""
     unscorable_reward: float = 0.0
     """Reward given to completions the reward function marks unscorable (None)."""
+    tis: str = "off"
+    """Truncated importance sampling against the generator's own log-probs: `off`, `token`
+    (each token's policy loss times min(pi_old / pi_sampler, tis_cap)) or `sequence` (the
+    completion's ratio, the product over its tokens, truncated, on all of its tokens). It
+    corrects a generation backend whose probabilities drift from the training forward pass,
+    which `logprob_gap/*` measures every step (Yao et al. 2025, "Your efficient RL framework
+    secretly brings you off-policy RL training")."""
+    tis_cap: float = 2.0
+    """Upper bound C of the truncated importance weight min(ratio, C)."""
     verification_workers: int = 4
     """Threads that run the reward function, each on a slice of the step's completions (1 = in
     the training thread). The sandbox and the SQL box serve concurrent callers, so code
@@ -177,6 +186,8 @@ class RLConfig(BaseConfig):
         _check(self.num_epochs >= 1, "num_epochs", "must be >= 1")
         _check(self.kl_estimator in ("none", "k1", "k3"), "kl_estimator", "must be none, k1 or k3")
         _check(self.reward_normalization in ("none", "batch"), "reward_normalization", "unknown")
+        _check(self.tis in ("off", "token", "sequence"), "tis", "must be off, token or sequence")
+        _check(self.tis_cap >= 1, "tis_cap", "must be >= 1 (below, on-policy tokens lose weight)")
         _check(self.verification_workers >= 1, "verification_workers", "must be >= 1")
         if self.kl_estimator == "none":
             _check(self.kl_coef == 0.0, "kl_coef", "needs kl_estimator k1 or k3")

@@ -23,9 +23,10 @@ from training.losses import (
     kl_estimate,
     masked_mean,
     token_logprobs,
+    truncated_is_weights,
     zero_std_groups,
 )
-from training.metrics import MetricLists, zero_std_breakdown
+from training.metrics import MetricLists, logprob_gap, tis_metrics, zero_std_breakdown
 from training.pipeline import first_rollout
 from training.step import (
     Batch,
@@ -124,9 +125,16 @@ def policy_loss(
     per_token_loss, low, high = clipped_surrogate(
         logps - old, advantages[rows, None], config.clip_eps, eps_high
     )
+    # The sampler's log-probs against the trainer's old ones: always measured, corrected
+    # with truncated importance sampling when asked.
+    diagnostics = logprob_gap(old, mb.logprobs, mb.completion_mask)
+    if config.tis != "off":
+        weights = truncated_is_weights(old, mb.logprobs, mask, config.tis, config.tis_cap)
+        per_token_loss = per_token_loss * weights
+        diagnostics.update(tis_metrics(weights, mask, config.tis_cap))
     entropy = entropy_from_logits(logits.detach() if config.entropy_coef == 0 else logits)
     per_token_loss = per_token_loss - config.entropy_coef * entropy
-    diagnostics = {"entropy": masked_mean(entropy, mask).item()}
+    diagnostics["entropy"] = masked_mean(entropy, mask).item()
     if ref_logps is not None:
         per_token_kl = kl_estimate(logps, ref_logps[rows], config.kl_estimator)
         per_token_loss = per_token_loss + config.kl_coef * per_token_kl

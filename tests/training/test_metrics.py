@@ -1,10 +1,11 @@
+import pytest
 import torch
 
 from training import digits, grpo
 from training.config import GRPOConfig, SamplingConfig
 from training.interfaces import Item
 from training.losses import zero_std_groups
-from training.metrics import zero_std_breakdown
+from training.metrics import MetricLists, logprob_gap, zero_std_breakdown
 from training.step import build_run
 
 
@@ -38,3 +39,20 @@ def test_it_logs_the_per_level_share_with_each_grpo_step(base):
         levels
     )
     assert abs(weighted - metrics["frac_reward_zero_std"]) < 1e-6
+
+
+def test_it_keeps_the_extreme_of_max_and_min_keys_and_averages_the_rest():
+    log = MetricLists()
+    for value in (1.0, 3.0, float("nan"), 2.0):
+        log.add(**{"logprob_gap/max": value, "x/min": value, "entropy": value})
+    assert log.flush() == {"logprob_gap/max": 3.0, "x/min": 1.0, "entropy": 2.0}
+
+
+def test_it_measures_the_logprob_gap_over_completion_tokens_only():
+    train = torch.tensor([[-1.0, -2.0, -3.0], [-0.5, -0.5, -0.5]])
+    sampled = torch.tensor([[-1.1, -2.0, -9.0], [-0.2, -0.5, -0.5]])
+    mask = torch.tensor([[1, 1, 0], [1, 1, 1]])  # the -9 is padding
+    gap = logprob_gap(train, sampled, mask)
+    assert gap["logprob_gap/max"] == pytest.approx(0.3)
+    assert gap["logprob_gap/mean"] == pytest.approx(0.4 / 5)
+    assert logprob_gap(train, None, mask) == {}

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 
+import { describeMetric } from "@/lib/metric-descriptions";
+
 import { groupPanels, seriesLabel } from "./panels";
 
 describe("groupPanels", () => {
@@ -46,6 +48,16 @@ describe("groupPanels", () => {
   it("explains a one-metric panel with that metric's sentence", () => {
     const kl = groupPanels(["kl"])[0]!;
     expect(kl.description).toMatch(/KL divergence from the frozen reference/);
+  });
+
+  it("charts the train/inference gap and the importance weights in panels of their own", () => {
+    const byId = Object.fromEntries(
+      groupPanels(["logprob_gap/max", "logprob_gap/mean", "tis/weight_mean", "tis/truncated_frac"]).map((p) => [p.id, p]),
+    );
+    expect(byId["logprob-gap"]!.keys).toEqual(["logprob_gap/max", "logprob_gap/mean"]);
+    expect(byId["logprob-gap"]!.section).toBe("Policy");
+    expect(byId.tis!.keys).toEqual(["tis/truncated_frac", "tis/weight_mean"]);
+    expect(describeMetric("logprob_gap/mean")).toMatch(/generator's log-probabilities/);
   });
 
   it("labels difficulty levels inside a family's panel", () => {
