@@ -40,7 +40,7 @@ class SamplingConfig:
     """Top-k sampling (0 = off)."""
     backend: str = "engine"
     """`engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished
-    rows dropped); `hf`: Hugging Face `generate`, the reference. Models the loop cannot run
+    rows dropped); `hf`: Hugging Face's generate, the reference. Models the loop cannot run
     (sliding-window or hybrid attention, flash attention) use `hf`, with a warning."""
     compile: bool = False
     """`engine` backend on CUDA only: torch.compile the one-token decode step (ignored on CPU)."""
@@ -166,8 +166,9 @@ class RLConfig(BaseConfig):
     (each token's policy loss times min(pi_old / pi_sampler, tis_cap)) or `sequence` (the
     completion's ratio, the product over its tokens, truncated, on all of its tokens). It
     corrects a generation backend whose probabilities drift from the training forward pass,
-    which `logprob_gap/*` measures every step (Yao et al. 2025, "Your efficient RL framework
-    secretly brings you off-policy RL training")."""
+    which logprob_gap/* measures every step (Yao et al. 2025, "Your efficient RL framework
+    secretly brings you off-policy RL training"). GRPO, RLOO and PPO; rejection sampling
+    ignores it."""
     tis_cap: float = 2.0
     """Upper bound C of the truncated importance weight min(ratio, C)."""
     verification_workers: int = 4
