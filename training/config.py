@@ -100,6 +100,7 @@ class BaseConfig:
         _check(self.gradient_accumulation_steps > 0, "gradient_accumulation_steps", "must be >= 1")
         _check(self.sampling.max_new_tokens > 0, "sampling.max_new_tokens", "must be positive")
         _check(self.sampling.temperature > 0, "sampling.temperature", "must be positive")
+        _check(self.warmup_steps >= 0, "warmup_steps", "must be >= 0")
         _check(self.sampling.backend in ("engine", "hf"), "sampling.backend", "engine or hf")
         _check(self.sampling.top_k >= 0, "sampling.top_k", "must be >= 0 (0 = off)")
         _check(0 < self.sampling.top_p <= 1, "sampling.top_p", "must be in (0, 1]")
@@ -112,6 +113,13 @@ class BaseConfig:
                 "gradient_accumulation_steps",
                 f"must divide the rollout batch of {batch}",
             )
+        total = self.max_steps * self.optimizer_steps_per_step
+        _check(
+            self.warmup_steps < total,
+            "warmup_steps",
+            f"must be below the run's {total} optimizer steps, or the learning rate never "
+            "reaches its peak",
+        )
 
     @property
     def rollout_batch_size(self) -> int:
@@ -192,6 +200,13 @@ class RLConfig(BaseConfig):
         _check(self.verification_workers >= 1, "verification_workers", "must be >= 1")
         if self.kl_estimator == "none":
             _check(self.kl_coef == 0.0, "kl_coef", "needs kl_estimator k1 or k3")
+        else:
+            why = f"must be above 0 with kl_estimator {self.kl_estimator}, or no KL is computed"
+            _check(self.kl_coef > 0, "kl_coef", f"{why} (set kl_estimator none to train without)")
+        _check(0 < self.clip_eps < 1, "clip_eps", "must be between 0 and 1")
+        high = self.clip_eps_high
+        _check(high is None or 0 < high < 1, "clip_eps_high", "must be between 0 and 1, or null")
+        _check(self.reward_clip is None or self.reward_clip > 0, "reward_clip", "must be > 0")
 
     @property
     def uses_reference(self) -> bool:
@@ -235,7 +250,12 @@ class GRPOConfig(RLConfig):
 
     def validate(self) -> None:
         super().validate()
-        _check(self.group_size >= 2, "group_size", "GRPO needs at least 2 completions per prompt")
+        _check(
+            self.group_size >= 2,
+            "group_size",
+            f"{self.algorithm.upper()} needs at least 2 completions per prompt: its advantage "
+            "compares each completion with the others of its group",
+        )
         _check(self.advantage_estimator in ("grpo", "rloo"), "advantage_estimator", "unknown")
         _check(self.max_refill_rounds >= 0, "max_refill_rounds", "must be >= 0")
         _check(
@@ -278,6 +298,13 @@ class PPOConfig(RLConfig):
     whiten_advantages: bool = True
     """Standardise advantages over the batch."""
 
+    def validate(self) -> None:
+        super().validate()
+        _check(0 < self.gamma <= 1, "gamma", "must be in (0, 1]")
+        _check(0 <= self.lam <= 1, "lam", "must be in [0, 1]")
+        _check(self.vf_coef > 0, "vf_coef", "must be > 0, or the value head never learns")
+        _check(self.vf_clip > 0, "vf_clip", "must be > 0")
+
 
 @dataclass
 class SFTConfig(BaseConfig):
@@ -300,6 +327,14 @@ class RejectionConfig(RLConfig):
 
     micro_batch_size: int | None = None
     """Ignored: the kept answers of a step form one SFT batch, one optimizer step."""
+
+    def validate(self) -> None:
+        super().validate()
+        _check(
+            1 <= self.max_kept_per_prompt <= self.group_size,
+            "max_kept_per_prompt",
+            f"must be from 1 to group_size ({self.group_size}): only that many are sampled",
+        )
 
     @property
     def mini_batch_size(self) -> int:

@@ -158,6 +158,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "ENUM_NAME_OVERRIDES": {
+        "RunStateEnum": "experiments.models.runs.RunState",
+        "RunEventKindEnum": "experiments.models.control.RunEventKind",
+    },
 }
 
 # --- Celery / channels --------------------------------------------------------------------

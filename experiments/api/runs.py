@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -20,6 +20,7 @@ from .. import config as cfg
 from ..models import Checkpoint, Rollout, Run
 from ..services import runs as services
 from ..services.recording import ROLLOUT_FIELDS
+from .usage import BudgetSerializer
 
 MAX_COMPARED = 10
 
@@ -31,6 +32,9 @@ class RunSerializer(serializers.ModelSerializer):
     summary = serializers.DictField(
         child=serializers.FloatField(allow_null=True),
         help_text="The last value of every metric (null for NaN).",
+    )
+    budget = serializers.SerializerMethodField(
+        help_text="What the run may use; crossing it pauses the run."
     )
 
     class Meta:
@@ -50,6 +54,13 @@ class RunSerializer(serializers.ModelSerializer):
             "heartbeat_at",
             "attempts",
             "cancel_requested",
+            "pause_requested",
+            "pause_reason",
+            "budget",
+            "worker_seconds",
+            "generated_tokens",
+            "judge_tokens",
+            "cost",
             "step",
             "max_steps",
             "resumed_from_step",
@@ -58,6 +69,10 @@ class RunSerializer(serializers.ModelSerializer):
             "summary",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(BudgetSerializer)
+    def get_budget(self, run: Run) -> dict[str, float | None]:
+        return {key: (run.budget or {}).get(key) for key in cfg.BUDGET_KEYS}
 
 
 class RunListSerializer(RunSerializer):

@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/algorithms/presets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Named, validated algorithm presets, every value explained. */
+        get: operations["algorithms_presets_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit/": {
         parameters: {
             query?: never;
@@ -697,6 +714,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/curriculum/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description GET: the curriculum as the run trains it now. POST: a change of distributions,
+         *     mixture weights or target band, applied by the worker at its next step boundary.
+         */
+        get: operations["runs_curriculum_retrieve"];
+        put?: never;
+        /**
+         * @description GET: the curriculum as the run trains it now. POST: a change of distributions,
+         *     mixture weights or target band, applied by the worker at its next step boundary.
+         */
+        post: operations["runs_curriculum_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Pauses, resumes, budget stops and curriculum changes, oldest first. */
+        get: operations["runs_events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/pause/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description A queued run pauses at once; a running one at its next step boundary, after saving
+         *     a checkpoint, and gives its worker back.
+         */
+        post: operations["runs_pause_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/resume/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Queue a paused run again: a worker continues it from its checkpoint. `budget`
+         *     replaces the run's budget (raise it to resume a run that ran out of it).
+         */
+        post: operations["runs_resume_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/rollouts/": {
         parameters: {
             query?: never;
@@ -706,6 +804,23 @@ export interface paths {
         };
         /** @description Stored completions with their layered verdicts, by step, group and sample. */
         get: operations["runs_rollouts_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/usage/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Worker time, tokens and cost of the run, by family and queue, and its budget. */
+        get: operations["runs_usage_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -902,6 +1017,40 @@ export interface paths {
         post?: never;
         /** @description Your personal API tokens: the secret is shown once at creation; DELETE revokes. */
         delete: operations["tokens_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A team's usage in a month: totals, by queue, kind, family and run. */
+        get: operations["usage_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/rates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Each queue's cost rate. */
+        get: operations["usage_rates_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1153,6 +1302,30 @@ export interface components {
             /** @description Why the list is empty (no worker is running, or none has models); else empty. */
             detail: string;
         };
+        Budget: {
+            /**
+             * Format: double
+             * @description Worker-hours a run may use (null: no limit).
+             */
+            max_worker_hours: number | null;
+            /**
+             * Format: double
+             * @description Cost a run may reach at the queues' rates (null: no limit).
+             */
+            max_cost: number | null;
+        };
+        BudgetInputRequest: {
+            /**
+             * Format: double
+             * @description Worker-hours the run may use (null: no limit).
+             */
+            max_worker_hours?: number | null;
+            /**
+             * Format: double
+             * @description Cost the run may reach (null: no limit).
+             */
+            max_cost?: number | null;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         CalibrateRequest: {
             /** @description Judge layer name. */
@@ -1273,6 +1446,15 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        /** @description For the schema only: ``control.change_curriculum`` checks the change. */
+        CurriculumChangeRequest: {
+            /** @description New target band [low, high]. */
+            band?: number[];
+            /** @description Changes by family name. */
+            families?: {
+                [key: string]: components["schemas"]["FamilyChangeRequest"];
+            };
         };
         /** @description The families a curriculum mixes and the policy that moves their difficulty. */
         CurriculumConfig: {
@@ -1526,6 +1708,8 @@ export interface components {
             strategy: components["schemas"]["StrategyEnum"];
             /** @description Groups of completions stored per step for the run's page. */
             rollout_groups: number;
+            /** @description What each run may use; a run that crosses it pauses itself and says why. */
+            budget?: components["schemas"]["Budget"];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ExperimentCreateRequest: {
@@ -1596,6 +1780,15 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        FamilyChangeRequest: {
+            /**
+             * Format: double
+             * @description New mixture weight (0 or more).
+             */
+            weight?: number;
+            /** @description A share per level of the family, in level order (normalised; floor applied). */
+            distribution?: number[];
         };
         FamilyConfig: {
             /** @description Pinned task-pool version id. */
@@ -1809,12 +2002,6 @@ export interface components {
              */
             p_yes: number;
         };
-        /**
-         * @description * `exact` - exact
-         *     * `near` - near
-         * @enum {string}
-         */
-        KindEnum: "exact" | "near";
         /**
          * @description * `good` - Known good
          *     * `bad` - Known bad
@@ -2285,6 +2472,28 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        Preset: {
+            /** @description Its id, e.g. `dr-grpo`. */
+            name: string;
+            title: string;
+            /** @description The `config.algorithm` it fills. */
+            algorithm: string;
+            summary: string;
+            /** @description The paper it follows. */
+            source: string;
+            /** @description What it sets; the rest keep yours. */
+            values: components["schemas"]["PresetValue"][];
+        };
+        PresetValue: {
+            /** @description The hyper-parameter, as in `fields`. */
+            path: string;
+            /** @description The value the preset gives it. */
+            value: unknown;
+            /** @description What the field is (the engine config's sentence). */
+            help: string;
+            /** @description Why the recipe sets it so (may be empty). */
+            why: string;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PreviewRequest: {
             /** @description Defaults to the saved config. */
@@ -2317,6 +2526,29 @@ export interface components {
          * @enum {string}
          */
         PromptModeEnum: "template" | "as_is";
+        Quota: {
+            /** @description Runs queued or running at once (null: no limit). */
+            max_concurrent_runs: number | null;
+            /** @description Runs queued or running now. */
+            active_runs: number;
+            /** Format: double */
+            max_worker_hours_per_month: number | null;
+            /**
+             * Format: double
+             * @description Worker-hours used this month (UTC).
+             */
+            used_worker_hours: number;
+        };
+        Rate: {
+            queue: string;
+            /** Format: double */
+            per_worker_hour: number;
+            /** Format: double */
+            per_million_generated_tokens: number;
+            /** Format: double */
+            per_million_judge_tokens: number;
+            currency: string;
+        };
         RawPage: {
             key: string;
             points: components["schemas"]["Series"];
@@ -2342,12 +2574,21 @@ export interface components {
             row: number;
             /** @description The row kept in its place; a task of the previous version when negative. */
             duplicate_of: number;
-            kind: components["schemas"]["KindEnum"];
+            kind: components["schemas"]["RemovedRowKindEnum"];
             /**
              * Format: double
              * @description 1.0 for an exact duplicate.
              */
             similarity: number;
+        };
+        /**
+         * @description * `exact` - exact
+         *     * `near` - near
+         * @enum {string}
+         */
+        RemovedRowKindEnum: "exact" | "near";
+        ResumeRunRequest: {
+            budget?: components["schemas"]["BudgetInputRequest"];
         };
         /**
          * @description * `viewer` - Viewer
@@ -2389,7 +2630,7 @@ export interface components {
             readonly experiment: number;
             readonly experiment_name: string;
             readonly number: number;
-            readonly state: components["schemas"]["StateEnum"];
+            readonly state: components["schemas"]["RunStateEnum"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
             /** Format: date-time */
@@ -2403,6 +2644,16 @@ export interface components {
             readonly heartbeat_at: string | null;
             readonly attempts: number;
             readonly cancel_requested: boolean;
+            readonly pause_requested: boolean;
+            readonly pause_reason: string;
+            /** @description What the run may use; crossing it pauses the run. */
+            readonly budget: components["schemas"]["Budget"];
+            /** Format: double */
+            readonly worker_seconds: number;
+            readonly generated_tokens: number;
+            readonly judge_tokens: number;
+            /** Format: double */
+            readonly cost: number;
             readonly step: number;
             readonly max_steps: number;
             readonly resumed_from_step: number | null;
@@ -2413,6 +2664,56 @@ export interface components {
                 [key: string]: number | null;
             };
         };
+        RunBudget: {
+            /** Format: double */
+            max_worker_hours: number | null;
+            /** Format: double */
+            max_cost: number | null;
+            /** @description Why the run may not go on under it, if it may not. */
+            problem: string | null;
+        };
+        RunCurriculum: {
+            band: number[];
+            /** Format: double */
+            floor: number;
+            dynamic: boolean;
+            families: components["schemas"]["RunFamily"][];
+        };
+        RunEvent: {
+            readonly id: number;
+            readonly kind: components["schemas"]["RunEventKindEnum"];
+            /** @description A curriculum change: {"band": [low, high], "families": {name: {"weight", "distribution"}}}; a resume that raised the budget: {"budget": {...}}. */
+            change: {
+                [key: string]: unknown;
+            };
+            readonly reason: string;
+            /** @description The event in a few words. */
+            readonly summary: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            readonly requested_at_step: number;
+            readonly applied_at_step: number | null;
+            /** Format: date-time */
+            readonly applied_at: string | null;
+        };
+        /**
+         * @description * `curriculum` - Curriculum
+         *     * `pause` - Pause
+         *     * `resume` - Resume
+         *     * `budget` - Budget
+         * @enum {string}
+         */
+        RunEventKindEnum: "curriculum" | "pause" | "resume" | "budget";
+        RunFamily: {
+            name: string;
+            levels: number[];
+            /** Format: double */
+            weight: number;
+            /** @description Its sampling probability per level at the last step (null before the first). */
+            distribution: (number | null)[];
+        };
         /** @description A run without its log lines (GET the run for them). */
         RunList: {
             readonly id: number;
@@ -2420,7 +2721,7 @@ export interface components {
             readonly experiment: number;
             readonly experiment_name: string;
             readonly number: number;
-            readonly state: components["schemas"]["StateEnum"];
+            readonly state: components["schemas"]["RunStateEnum"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
             /** Format: date-time */
@@ -2434,6 +2735,16 @@ export interface components {
             readonly heartbeat_at: string | null;
             readonly attempts: number;
             readonly cancel_requested: boolean;
+            readonly pause_requested: boolean;
+            readonly pause_reason: string;
+            /** @description What the run may use; crossing it pauses the run. */
+            readonly budget: components["schemas"]["Budget"];
+            /** Format: double */
+            readonly worker_seconds: number;
+            readonly generated_tokens: number;
+            readonly judge_tokens: number;
+            /** Format: double */
+            readonly cost: number;
             readonly step: number;
             readonly max_steps: number;
             readonly resumed_from_step: number | null;
@@ -2454,6 +2765,43 @@ export interface components {
             points: {
                 [key: string]: components["schemas"]["CountedSeries"];
             };
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `paused` - Paused
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        RunStateEnum: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+        RunUsage: {
+            run: number;
+            currency: string;
+            totals: components["schemas"]["Totals"];
+            by_family: components["schemas"]["UsageRow"][];
+            by_queue: components["schemas"]["UsageRow"][];
+            budget: components["schemas"]["RunBudget"];
+        };
+        RunUsageRow: {
+            /**
+             * Format: double
+             * @description Seconds of workers, times processes.
+             */
+            worker_seconds: number;
+            generated_tokens: number;
+            /** @description Tokens model judges read. */
+            judge_tokens: number;
+            /**
+             * Format: double
+             * @description At the rates in force when it was used.
+             */
+            cost: number;
+            run: number;
+            experiment_name: string;
+            number: number;
+            state: string;
         };
         SandboxStatus: {
             /** @description pid, mount, network, ipc, uts: active? */
@@ -2510,15 +2858,6 @@ export interface components {
          * @enum {string}
          */
         StageEnum: "syntax" | "semantic" | "boundary" | "constraint" | "judge";
-        /**
-         * @description * `queued` - Queued
-         *     * `running` - Running
-         *     * `succeeded` - Succeeded
-         *     * `failed` - Failed
-         *     * `cancelled` - Cancelled
-         * @enum {string}
-         */
-        StateEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /**
          * @description * `ddp` - ddp
          *     * `fsdp` - fsdp
@@ -2577,6 +2916,20 @@ export interface components {
             /** @description Curricula. */
             curricula: number;
         };
+        TeamUsage: {
+            team: string;
+            /** @description YYYY-MM (UTC). */
+            month: string;
+            currency: string;
+            totals: components["schemas"]["Totals"];
+            by_queue: components["schemas"]["UsageRow"][];
+            /** @description training, grading... */
+            by_kind: components["schemas"]["UsageRow"][];
+            by_family: components["schemas"]["UsageRow"][];
+            by_run: components["schemas"]["RunUsageRow"][];
+            quota: components["schemas"]["Quota"];
+            rates: components["schemas"]["Rate"][];
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Token: {
             readonly id: number;
@@ -2599,6 +2952,21 @@ export interface components {
             team?: string | null;
             /** @description Days until it expires (default 90). A token created with a token cannot outlive it; without this field it is cut to that token's expiry. */
             days?: number;
+        };
+        Totals: {
+            /**
+             * Format: double
+             * @description Seconds of workers, times processes.
+             */
+            worker_seconds: number;
+            generated_tokens: number;
+            /** @description Tokens model judges read. */
+            judge_tokens: number;
+            /**
+             * Format: double
+             * @description At the rates in force when it was used.
+             */
+            cost: number;
         };
         TraceStep: {
             step: number;
@@ -2698,6 +3066,23 @@ export interface components {
             base?: number;
             /** @default  */
             note: string;
+        };
+        UsageRow: {
+            /**
+             * Format: double
+             * @description Seconds of workers, times processes.
+             */
+            worker_seconds: number;
+            generated_tokens: number;
+            /** @description Tokens model judges read. */
+            judge_tokens: number;
+            /**
+             * Format: double
+             * @description At the rates in force when it was used.
+             */
+            cost: number;
+            /** @description The queue, kind or family (blank: work not split by family). */
+            key: string;
         };
         Verdict: {
             passed: boolean;
@@ -2858,6 +3243,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Algorithm"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    algorithms_presets_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preset"][];
                 };
             };
             /** @description Invalid input; each error names its field. */
@@ -6411,11 +6860,12 @@ export interface operations {
                 /**
                  * @description * `queued` - Queued
                  *     * `running` - Running
+                 *     * `paused` - Paused
                  *     * `succeeded` - Succeeded
                  *     * `failed` - Failed
                  *     * `cancelled` - Cancelled
                  */
-                state?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                state?: "cancelled" | "failed" | "paused" | "queued" | "running" | "succeeded";
                 /** @description Only this team's objects (its slug). */
                 team?: string;
             };
@@ -6643,11 +7093,12 @@ export interface operations {
                 /**
                  * @description * `queued` - Queued
                  *     * `running` - Running
+                 *     * `paused` - Paused
                  *     * `succeeded` - Succeeded
                  *     * `failed` - Failed
                  *     * `cancelled` - Cancelled
                  */
-                state?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                state?: "cancelled" | "failed" | "paused" | "queued" | "running" | "succeeded";
                 /** @description Only this team's objects (its slug). */
                 team?: string;
             };
@@ -6715,6 +7166,414 @@ export interface operations {
             };
         };
     };
+    runs_curriculum_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunCurriculum"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_curriculum_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CurriculumChangeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CurriculumChangeRequest"];
+                "multipart/form-data": components["schemas"]["CurriculumChangeRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunEvent"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_events_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A search term. */
+                search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunEvent"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_pause_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_resume_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResumeRunRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ResumeRunRequest"];
+                "multipart/form-data": components["schemas"]["ResumeRunRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     runs_rollouts_list: {
         parameters: {
             query?: {
@@ -6743,6 +7602,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedRolloutList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_usage_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunUsage"];
                 };
             };
             /** @description Invalid input; each error names its field. */
@@ -8106,6 +9032,139 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    usage_retrieve: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM; default: now. */
+                month?: string;
+                /** @description Team slug. */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamUsage"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    usage_rates_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rate"][];
+                };
             };
             /** @description Invalid input; each error names its field. */
             400: {
