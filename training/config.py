@@ -227,7 +227,8 @@ class GRPOConfig(RLConfig):
     """`sequence` (GRPO paper: mean per sequence, then over sequences), `token` (DAPO: over all
     tokens of the mini-batch), `constant` (Dr. GRPO: sum / (sequences x max_new_tokens))."""
     drop_zero_std_groups: bool = False
-    """Leave out groups whose rewards are all equal (DAPO dynamic sampling, without refilling)."""
+    """Leave out groups whose rewards are all equal, without replacing them (the batch shrinks;
+    `dynamic_sampling` replaces them with new groups)."""
     skip_zero_advantage: bool = True
     """Skip forward/backward for rows with zero advantage when no KL or entropy term needs
     them: the same gradient for less compute (most groups are all-pass or all-fail)."""
