@@ -3,8 +3,10 @@
 rollout (G completions per prompt) -> rewards -> group advantages -> `num_epochs` passes of
 clipped-surrogate loss (+ KL to the reference, - entropy bonus) -> metrics.
 Options: Dr. GRPO (`scale_rewards=False`, `loss_aggregation="constant"`), DAPO
-(`clip_eps_high`, `loss_aggregation="token"`, `drop_zero_std_groups`), RLOO
-(`advantage_estimator="rloo"`).
+(`clip_eps_high`, `loss_aggregation="token"`, `dynamic_sampling` refilling flat groups, see
+`training.dynamic_sampling`, or `drop_zero_std_groups` only leaving them out), RLOO
+(`advantage_estimator="rloo"`). The step's first rollout comes from `training.pipeline`: made
+now, or one step ahead with its verification in the background (`async_verification`).
 """
 
 from __future__ import annotations
