@@ -25,6 +25,7 @@ import torch.nn.functional as F
 
 from training.generation import Rollout
 from training.losses import normalize_and_clip, zero_std_groups
+from training.metrics import zero_std_breakdown
 from training.step import Batch, Run, raw_rewards, rollout, rollout_logprobs, rollout_metrics
 
 MIN_MIXED_SHARE = 1 / 8
@@ -81,11 +82,14 @@ def _trained_batch(run: Run, rounds: list[Batch], quota: int) -> Batch:
     results = [result for b in rounds for result in b.results]
     everything = concat_rollouts([b.rollout for b in rounds], run.tokenizer.pad_token_id)
     raw = raw_rewards(config, results, everything.completion_ids.device)
-    mixed = torch.cat([_mixed(run, b) for b in rounds])[::group_size]  # (groups,)
+    mixed_rows = torch.cat([_mixed(run, b) for b in rounds])  # (rows,)
+    mixed = mixed_rows[::group_size]  # (groups,)
     order = torch.cat([mixed.nonzero()[:, 0], (~mixed).nonzero()[:, 0]])[:quota]
     rows = (order[:, None] * group_size + torch.arange(group_size)).flatten()
     metrics = rollout_metrics(items, results, raw, everything)
-    metrics["frac_reward_zero_std"] = 1 - mixed.float().mean().item()  # of every generated group
+    # The zero-std shares are of every generated group, the replaced ones included.
+    metrics["frac_reward_zero_std"] = 1 - mixed.float().mean().item()
+    metrics.update(zero_std_breakdown(items, ~mixed_rows, group_size))
     batch = Batch(
         [items[i] for i in rows.tolist()],
         everything.select(rows),

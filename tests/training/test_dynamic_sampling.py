@@ -83,6 +83,8 @@ def test_it_trains_each_step_on_exactly_the_requested_number_of_mixed_groups(unt
         assert metrics["dynamic_sampling/prompts_generated"] >= PROMPTS
         # The flat groups it generated, and replaced, are what the zero-std share reports.
         assert 0 < metrics["frac_reward_zero_std"] < 1
+        by_level = [v for k, v in metrics.items() if k.startswith("frac_reward_zero_std/")]
+        assert by_level and 0 < max(by_level)
     assert max(m["dynamic_sampling/rounds"] for _, m in sink.rows) > 1
     # The sampler observed every verified completion, the replaced groups' included.
     generated = sum(m["dynamic_sampling/prompts_generated"] for _, m in sink.rows)
