@@ -28,7 +28,12 @@ from .usage import BudgetInputSerializer, TotalsSerializer, UsageRowSerializer
 
 
 class RunEventSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who asked; null when the run paused itself (its budget).",
+    )
     change = serializers.DictField(
         help_text='A curriculum change: {"band": [low, high], "families": {name: {"weight", '
         '"distribution"}}}; a resume that raised the budget: {"budget": {...}}.'

@@ -2689,8 +2689,8 @@ export interface components {
             readonly reason: string;
             /** @description The event in a few words. */
             readonly summary: string;
-            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            /** @description Who asked; null when the run paused itself (its budget). */
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
             readonly requested_at_step: number;

@@ -17,6 +17,7 @@ import { PoolVersionRoute } from "@/features/task-families/routes/pool-version";
 import { TaskFamiliesRoute } from "@/features/task-families/routes/task-families";
 import { TeamSettingsRoute } from "@/features/teams/routes/team-settings";
 import { TokensRoute } from "@/features/tokens/routes/tokens";
+import { UsageRoute } from "@/features/usage/routes/usage";
 import { VerifierRoute } from "@/features/verifiers/routes/verifier";
 import { VerifiersRoute } from "@/features/verifiers/routes/verifiers";
 
@@ -55,6 +56,7 @@ export const routes: RouteObject[] = [
           { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
           { path: "settings/tokens", element: <TokensRoute /> },
           { path: "settings/team", element: <TeamSettingsRoute /> },
+          { path: "usage", element: <UsageRoute /> },
           { path: "*", element: <NotFoundRoute /> },
         ],
       },

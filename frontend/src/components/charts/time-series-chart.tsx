@@ -5,6 +5,7 @@ import { useEffect, useId, useMemo, useRef, useState } from "react";
 import type uPlot from "uplot";
 
 import { alignSeries, countPoints, smooth, type Aligned } from "./align";
+import { drawMarkers, MarkerList, useChartMarkers } from "./markers";
 import "./charts.css";
 
 export type ChartSeries = {
@@ -17,6 +18,8 @@ export type ChartSeries = {
   /** One value per step; null where the run reported no finite value (drawn as a gap). */
   y: ArrayLike<number | null>;
   dashed?: boolean;
+  /** What this series measures, shown on hovering its legend entry. */
+  description?: string;
 };
 
 type UPlotModule = { default: typeof uPlot };
@@ -167,6 +170,10 @@ export function TimeSeriesChart({
     [data, smoothed, smoothing],
   );
   const points = useMemo(() => countPoints(series), [series]);
+  // Events of the page (a run's curriculum changes, pauses) drawn across the plot.
+  const markers = useChartMarkers();
+  const markersRef = useRef(markers);
+  markersRef.current = markers;
   // The plot is rebuilt only when what it draws changes shape, never for new points.
   const shape = JSON.stringify([height, xLabel, smoothed, series.map((s) => [s.key, s.label, s.color, !!s.dashed])]);
   const latest = useRef({ data: drawn, series, smoothed });
@@ -186,6 +193,7 @@ export function TimeSeriesChart({
           zoomed.current = true;
         },
       });
+      options.hooks = { ...options.hooks, draw: [(u) => drawMarkers(u, markersRef.current)] };
       const plot = new UPlot(options, latest.current.data as uPlot.AlignedData, element);
       chart.current = plot;
       plot.over.addEventListener("dblclick", () => {
@@ -213,6 +221,10 @@ export function TimeSeriesChart({
   }, [shape, height, xLabel]);
 
   useEffect(() => {
+    chart.current?.redraw(false);
+  }, [markers]);
+
+  useEffect(() => {
     // New points: keep the plot, swap its data; a zoomed-in view stays where the user put it.
     chart.current?.setData(drawn as uPlot.AlignedData, !zoomed.current);
   }, [drawn]);
@@ -222,8 +234,8 @@ export function TimeSeriesChart({
   const step = hovered !== null ? xs[hovered] : xs[xs.length - 1];
 
   return (
-    <figure className="chart ts-chart" data-points={points} data-series={series.length}>
-      <figcaption className="chart-title" id={titleId}>
+    <figure className="chart ts-chart" data-points={points} data-series={series.length} data-markers={markers.length}>
+      <figcaption className="chart-title" id={titleId} title={description}>
         {title}
       </figcaption>
       <div className="ts-chart-area">
@@ -249,7 +261,7 @@ export function TimeSeriesChart({
             const column = data[i + 1];
             const value = hovered !== null ? column?.[hovered] : lastValue(column);
             return (
-              <li key={s.key} data-series-key={s.key}>
+              <li key={s.key} data-series-key={s.key} title={s.description}>
                 <span
                   className={`chart-legend-mark chart-legend-line${s.dashed ? " chart-legend-dashed" : ""}`}
                   style={{ background: s.color, borderColor: s.color }}
@@ -261,6 +273,7 @@ export function TimeSeriesChart({
             );
           })}
         </ul>
+        <MarkerList markers={markers} />
         <p className="ts-chart-description" id={descId}>
           {description}
         </p>

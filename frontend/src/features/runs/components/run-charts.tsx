@@ -4,6 +4,7 @@ import { seriesColor } from "@/components/charts/palette";
 import { DEFAULT_SMOOTHING, SmoothingControl } from "@/components/charts/smoothing-control";
 import { TimeSeriesChart, formatValue, type ChartSeries } from "@/components/charts/time-series-chart";
 import { EmptyState } from "@/components/ui/empty-state";
+import { describeMetric } from "@/lib/metric-descriptions";
 import { Spinner } from "@/components/ui/spinner";
 
 import type { StreamStatus } from "../api/run-stream";
@@ -43,7 +44,7 @@ function PanelChartView({ panel, metrics, smoothing }: PanelProps) {
     () =>
       panel.keys.map((key, i) => {
         const s = metrics.series[key];
-        return { key, label: seriesLabel(key, panel), color: seriesColor(i), x: s?.x ?? [], y: s?.y ?? [] };
+        return { key, label: seriesLabel(key, panel), color: seriesColor(i), x: s?.x ?? [], y: s?.y ?? [], description: describeMetric(key) };
       }),
     [panel, metrics],
   );

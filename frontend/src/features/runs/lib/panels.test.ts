@@ -60,6 +60,22 @@ describe("groupPanels", () => {
     expect(describeMetric("logprob_gap/mean")).toMatch(/generator's log-probabilities/);
   });
 
+  it("gives every key an engine logs a panel of its own kind, none under Other", () => {
+    const panels = groupPanels([
+      "approx_kl",
+      "val/explained_variance",
+      "rejection/kept_frac",
+      "dynamic_sampling/fill_rate",
+      "dynamic_sampling/rounds",
+      "dynamic_sampling/prompts_generated",
+      "frac_reward_zero_std/digits/d2",
+      "frac_reward_zero_std/digits/d3",
+    ]);
+    expect(panels.map((p) => p.id).sort()).toEqual(["approx-kl", "dynamic-sampling", "kept", "refills", "value", "zero-std-level:digits"]);
+    expect(panels.find((p) => p.id === "zero-std-level:digits")!.section).toBe("Curriculum");
+    expect(panels.every((p) => /Healthy/.test(p.description))).toBe(true);
+  });
+
   it("labels difficulty levels inside a family's panel", () => {
     const panel = groupPanels(["success/digits/d2", "success/digits/d3"])[0]!;
     expect(seriesLabel("success/digits/d3", panel)).toBe("level 3");

@@ -15,6 +15,8 @@ import { RunCharts } from "../components/run-charts";
 import { RunCheckpoints } from "../components/run-checkpoints";
 import { RunLogs } from "../components/run-logs";
 import { RunSamples } from "../components/run-samples";
+import { PauseNotice, PauseResumeButton } from "../components/run-control";
+import { RunControlPanel, RunMarkers } from "../components/run-control-panel";
 import { FailureNotice, RunSummary } from "../components/run-summary";
 import "../runs.css";
 
@@ -22,6 +24,7 @@ const TABS = [
   { path: "", label: "Charts" },
   { path: "logs", label: "Logs" },
   { path: "checkpoints", label: "Checkpoints" },
+  { path: "control", label: "Control" },
   { path: "samples", label: "Samples" },
 ] as const;
 
@@ -45,7 +48,7 @@ function useNow(active: boolean): Date {
 function CancelButton({ run }: { run: Run }) {
   const cancel = useCancelRun(run.id);
   const [asking, setAsking] = useState(false);
-  if (!isActive(run) || run.cancel_requested) return null;
+  if ((!isActive(run) && run.state !== "paused") || run.cancel_requested) return null;
   return (
     <>
       <button type="button" className="btn" onClick={() => setAsking(true)}>
@@ -60,8 +63,8 @@ function CancelButton({ run }: { run: Run }) {
           onCancel={() => setAsking(false)}
           onConfirm={() => cancel.mutate(undefined, { onSuccess: () => setAsking(false) })}
         >
-          {run.state === "queued"
-            ? "It has not started: it is cancelled at once."
+          {run.state === "queued" || run.state === "paused"
+            ? `It is ${run.state === "queued" ? "not started" : "paused"}: it is cancelled at once.`
             : "It stops at the end of the current training step; its metrics and checkpoints stay."}
         </ConfirmDialog>
       )}
@@ -78,7 +81,7 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
     .filter((f): f is string => !!f);
 
   return (
-    <>
+    <RunMarkers runId={run.id} active={active}>
       <div className="subtle" style={{ marginBottom: 4 }}>
         <Link to="/runs">Runs</Link> / <Link to={`/experiments/${run.experiment}`}>{run.experiment_name}</Link> /
       </div>
@@ -90,6 +93,7 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
             <Link className="btn" to={`/runs?selected=${run.id}`}>
               Compare with other runs
             </Link>
+            <PauseResumeButton run={run} />
             <CancelButton run={run} />
           </>
         }
@@ -102,6 +106,7 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
           </div>
         )}
         <FailureNotice run={run} />
+        <PauseNotice run={run} />
         <nav className="rn-tabs" aria-label="Run sections">
           {TABS.map((t) => (
             <Link key={t.path} to={`/runs/${run.id}${t.path ? `/${t.path}` : ""}`} className="rn-tab" aria-current={t.path === tab ? "page" : undefined}>
@@ -112,9 +117,10 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
         {tab === "" && <RunCharts metrics={metrics.data} isPending={metrics.isPending} stream={metrics.stream} active={active} />}
         {tab === "logs" && <RunLogs run={run} />}
         {tab === "checkpoints" && <RunCheckpoints run={run} />}
+        {tab === "control" && <RunControlPanel run={run} />}
         {tab === "samples" && <RunSamples run={run} families={families} />}
       </div>
-    </>
+    </RunMarkers>
   );
 }
 
