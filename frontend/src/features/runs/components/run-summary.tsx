@@ -3,9 +3,9 @@ import { Link } from "react-router";
 import { ProgressBar } from "@/components/run-status/progress-bar";
 import { RunStateBadge } from "@/components/run-status/run-state-badge";
 import { formatDateTime, formatDuration, secondsSince } from "@/lib/format";
+import { formatCost, formatHours } from "@/lib/usage-format";
 
 import { isActive, type Run } from "../api/types";
-import { formatCost, formatHours } from "../lib/usage-format";
 
 /** A heartbeat older than this on a running run means its worker may have died (it is then queued again). */
 const STALE_HEARTBEAT_S = 60;

@@ -1,10 +1,11 @@
 // What the run used and cost (live: the totals come with the run), by family, against its budget.
 import { ProgressBar } from "@/components/run-status/progress-bar";
 import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { UsageTable } from "@/components/usage/usage-table";
+import { formatCost, formatHours, formatTokens } from "@/lib/usage-format";
 
 import { useRunUsage } from "../api/get-run-usage";
 import { isActive, type Run } from "../api/types";
-import { formatCost, formatHours, formatTokens } from "../lib/usage-format";
 
 function BudgetLine({ label, used, max, format }: { label: string; used: number; max: number | null; format: (v: number) => string }) {
   if (max === null) return null;
@@ -49,28 +50,7 @@ export function RunUsage({ run }: { run: Run }) {
         {run.budget.max_worker_hours === null && run.budget.max_cost === null && <span className="subtle">No budget: the run may use what it needs.</span>}
         <QueryPlaceholder query={usage} />
         {usage.data && usage.data.by_family.length > 0 && (
-          <table className="table" aria-label="Usage by family">
-            <thead>
-              <tr>
-                <th>Family</th>
-                <th>Worker time</th>
-                <th>Generated tokens</th>
-                <th>Judge tokens</th>
-                <th>Cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {usage.data.by_family.map((row) => (
-                <tr key={row.key}>
-                  <td className="mono">{row.key || "—"}</td>
-                  <td>{formatHours(row.worker_seconds / 3600)}</td>
-                  <td>{formatTokens(row.generated_tokens)}</td>
-                  <td>{formatTokens(row.judge_tokens)}</td>
-                  <td>{formatCost(row.cost, currency)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <UsageTable title="Usage by family" label="Family" rows={usage.data.by_family} currency={currency} />
         )}
       </div>
     </Card>

@@ -8,7 +8,9 @@ import { ProgressBar } from "@/components/run-status/progress-bar";
 import { RunStateBadge } from "@/components/run-status/run-state-badge";
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
+import { UsageTable } from "@/components/usage/usage-table";
 import { useCurrentTeam } from "@/lib/current-team";
+import { formatCost, formatHours, formatTokens } from "@/lib/usage-format";
 
 import { useTeamUsage, type TeamUsage } from "../api/get-team-usage";
 import "../usage.css";
@@ -20,17 +22,7 @@ export function thisMonth(now: Date = new Date()): string {
 }
 
 function hours(seconds: number): string {
-  const h = seconds / 3600;
-  if (h === 0) return "0 h";
-  return h < 0.01 ? `${h.toPrecision(2)} h` : `${Number(h.toFixed(2)).toLocaleString("en-US")} h`;
-}
-
-function tokens(count: number): string {
-  return count.toLocaleString("en-US");
-}
-
-function money(cost: number, currency: string): string {
-  return `${cost === 0 ? "0" : cost < 1 ? cost.toPrecision(2) : cost.toFixed(2)} ${currency}`;
+  return formatHours(seconds / 3600);
 }
 
 function Totals({ usage }: { usage: TeamUsage }) {
@@ -43,15 +35,15 @@ function Totals({ usage }: { usage: TeamUsage }) {
       </div>
       <div>
         <dt>Generated tokens</dt>
-        <dd>{tokens(t.generated_tokens)}</dd>
+        <dd>{formatTokens(t.generated_tokens)}</dd>
       </div>
       <div>
         <dt>Judge tokens</dt>
-        <dd>{tokens(t.judge_tokens)}</dd>
+        <dd>{formatTokens(t.judge_tokens)}</dd>
       </div>
       <div>
         <dt>Cost</dt>
-        <dd>{money(t.cost, usage.currency)}</dd>
+        <dd>{formatCost(t.cost, usage.currency)}</dd>
       </div>
     </dl>
   );
@@ -94,35 +86,10 @@ function Quota({ usage }: { usage: TeamUsage }) {
   );
 }
 
-function Breakdown({ title, label, rows, currency, name }: { title: string; label: string; rows: Row[]; currency: string; name: (key: string) => string }) {
+function Breakdown({ title, label, rows, currency, name }: { title: string; label: string; rows: Row[]; currency: string; name?: (key: string) => string }) {
   return (
     <Card title={title}>
-      {rows.length === 0 ? (
-        <div className="card-body subtle">Nothing used this month.</div>
-      ) : (
-        <table className="table" aria-label={title}>
-          <thead>
-            <tr>
-              <th>{label}</th>
-              <th>Worker time</th>
-              <th>Generated tokens</th>
-              <th>Judge tokens</th>
-              <th>Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key}>
-                <td className="mono">{name(row.key)}</td>
-                <td>{hours(row.worker_seconds)}</td>
-                <td>{tokens(row.generated_tokens)}</td>
-                <td>{tokens(row.judge_tokens)}</td>
-                <td>{money(row.cost, currency)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {rows.length === 0 ? <div className="card-body subtle">Nothing used this month.</div> : <UsageTable title={title} label={label} rows={rows} currency={currency} name={name} />}
     </Card>
   );
 }
@@ -155,8 +122,8 @@ function Runs({ usage }: { usage: TeamUsage }) {
                   <RunStateBadge state={row.state} />
                 </td>
                 <td>{hours(row.worker_seconds)}</td>
-                <td>{tokens(row.generated_tokens)}</td>
-                <td>{money(row.cost, usage.currency)}</td>
+                <td>{formatTokens(row.generated_tokens)}</td>
+                <td>{formatCost(row.cost, usage.currency)}</td>
               </tr>
             ))}
           </tbody>
@@ -182,9 +149,9 @@ function Rates({ usage }: { usage: TeamUsage }) {
           {usage.rates.map((r) => (
             <tr key={r.queue}>
               <td className="mono">{r.queue}</td>
-              <td>{money(r.per_worker_hour, r.currency)}</td>
-              <td>{money(r.per_million_generated_tokens, r.currency)}</td>
-              <td>{money(r.per_million_judge_tokens, r.currency)}</td>
+              <td>{formatCost(r.per_worker_hour, r.currency)}</td>
+              <td>{formatCost(r.per_million_generated_tokens, r.currency)}</td>
+              <td>{formatCost(r.per_million_judge_tokens, r.currency)}</td>
             </tr>
           ))}
         </tbody>
@@ -216,8 +183,8 @@ export function UsageRoute() {
             <Totals usage={usage.data} />
             <Quota usage={usage.data} />
             <div className="us-grid">
-              <Breakdown title="By queue" label="Queue" rows={usage.data.by_queue} currency={usage.data.currency} name={(k) => k} />
-              <Breakdown title="By kind of work" label="Kind" rows={usage.data.by_kind} currency={usage.data.currency} name={(k) => k} />
+              <Breakdown title="By queue" label="Queue" rows={usage.data.by_queue} currency={usage.data.currency} />
+              <Breakdown title="By kind of work" label="Kind" rows={usage.data.by_kind} currency={usage.data.currency} />
             </div>
             <Breakdown title="By family" label="Family" rows={usage.data.by_family} currency={usage.data.currency} name={(k) => k || "(not split by family)"} />
             <Runs usage={usage.data} />
