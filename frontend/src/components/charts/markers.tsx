@@ -50,10 +50,11 @@ export function drawMarkers(u: uPlot, markers: readonly ChartMarker[]): void {
     ctx.lineTo(x, top + height);
     ctx.stroke();
     const text = marker.label.length > LABEL_CHARS ? `${marker.label.slice(0, LABEL_CHARS - 1)}…` : marker.label;
-    const textWidth = ctx.measureText(text).width;
     // Right of the line, or left of it near the right edge; stacked so neighbours stay legible.
-    const textX = x + 3 * ratio + textWidth > left + width ? x - 3 * ratio - textWidth : x + 3 * ratio;
-    ctx.fillText(text, textX, top + 2 * ratio + (i % 3) * 12 * ratio);
+    // The alignment is set each time: uPlot leaves its axes' alignment on the context.
+    const fits = x + 3 * ratio + ctx.measureText(text).width <= left + width;
+    ctx.textAlign = fits ? "left" : "right";
+    ctx.fillText(text, fits ? x + 3 * ratio : x - 3 * ratio, top + 2 * ratio + (i % 3) * 12 * ratio);
   });
   ctx.restore();
 }

@@ -87,7 +87,7 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
       </div>
       <PageHeader
         title={`${run.experiment_name} · run #${run.number}`}
-        description={`Launched by ${run.created_by || "someone"}; ${active ? "training now, charts update live." : `ended ${run.state}.`}`}
+        description={`Launched by ${run.created_by || "someone"}; ${active ? "training now, charts update live." : run.state === "paused" ? "paused: resume it to go on from its checkpoint." : `ended ${run.state}.`}`}
         actions={
           <>
             <Link className="btn" to={`/runs?selected=${run.id}`}>
