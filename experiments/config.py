@@ -106,7 +106,12 @@ class CurriculumSpec:
         """The curriculum as the curriculum service reads a saved one (pinned by pool version)."""
         return {
             "families": [
-                {"version": f.pool_version, "weight": f.weight, "levels": f.levels, "initial": f.initial}
+                {
+                    "version": f.pool_version,
+                    "weight": f.weight,
+                    "levels": f.levels,
+                    "initial": f.initial,
+                }
                 for f in self.families
             ],
             "band": list(self.band),
