@@ -10,6 +10,7 @@ from crucible.accounts.models import AuditEvent
 from experiments.models import Run, RunEvent, RunState
 from experiments.services import control, experiments, live, runs
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
+from tests.experiments.test_live import Listener, layer  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -194,3 +195,19 @@ def test_it_tells_a_following_run_page_that_the_events_changed(owner, running):
     control.pending_changes(running, 1)
     assert [e["type"] for e in hub.look()] == ["events"]
     assert hub.look() == []
+
+
+def test_it_publishes_an_events_frame_to_the_runs_viewers(
+    owner,
+    running,
+    layer,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
+    listener = Listener(layer, live.run_group(running.pk))
+    with django_capture_on_commit_callbacks(execute=True):
+        control.change_curriculum(owner, running, {"band": [0.2, 0.6]})
+    message = listener.next()
+    assert message["event"] == {"type": "events", "version": [1, message["event"]["version"][1], 0]}
+    with django_capture_on_commit_callbacks(execute=True):
+        control.pending_changes(running, 5)
+    assert listener.next()["event"]["version"][2] == 1  # now applied
