@@ -29,5 +29,6 @@ export default defineConfig({
     setupFiles: ["./src/testing/setup-tests.ts"],
     include: ["src/**/*.test.{ts,tsx}"],
     restoreMocks: true,
+    testTimeout: 30_000,
   },
 });

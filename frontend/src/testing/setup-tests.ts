@@ -1,6 +1,10 @@
 import "@testing-library/jest-dom/vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach } from "vitest";
+
+// findBy*/waitFor wait up to 5 s, not 1 s: on a busy two-core machine a first render can
+// take longer than a second without anything being wrong.
+configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => {
   cleanup();
