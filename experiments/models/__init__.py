@@ -1,6 +1,17 @@
 """Experiments (frozen configurations), their runs, what runs record, and the workers."""
 
 from .control import RunEvent, RunEventKind
+from .evaluation import (
+    EvaluationJob,
+    EvaluationReport,
+    EvaluationResult,
+    EvaluationState,
+    ReportComment,
+    ReportReview,
+    ReportState,
+    ReviewDecision,
+    ReviewPolicy,
+)
 from .experiments import Experiment
 from .runs import Checkpoint, MetricPoint, Rollout, Run, RunState
 from .usage import CostRate, TeamQuota, Usage
@@ -9,8 +20,17 @@ from .workers import Worker
 __all__ = [
     "Checkpoint",
     "CostRate",
+    "EvaluationJob",
+    "EvaluationReport",
+    "EvaluationResult",
+    "EvaluationState",
     "Experiment",
     "MetricPoint",
+    "ReportComment",
+    "ReportReview",
+    "ReportState",
+    "ReviewDecision",
+    "ReviewPolicy",
     "Rollout",
     "Run",
     "RunEvent",

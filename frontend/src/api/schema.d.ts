@@ -208,6 +208,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/evaluations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Evaluation jobs of the caller's teams, newest first; POST queues one on the cpu queue. */
+        get: operations["evaluations_list"];
+        put?: never;
+        /** @description Evaluation jobs of the caller's teams, newest first; POST queues one on the cpu queue. */
+        post: operations["evaluations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evaluations/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Evaluation jobs of the caller's teams, newest first; POST queues one on the cpu queue. */
+        get: operations["evaluations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/experiments/": {
         parameters: {
             query?: never;
@@ -646,6 +681,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        get: operations["reports_list"];
+        put?: never;
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        post: operations["reports_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        get: operations["reports_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        post: operations["reports_comments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/review/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        post: operations["reports_review_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        post: operations["reports_submit_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/": {
         parameters: {
             query?: never;
@@ -967,6 +1106,24 @@ export interface paths {
         head?: never;
         /** @description Members of a team and their roles (viewer, editor, admin); changes need the admin role. */
         patch: operations["teams_members_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_slug}/review-policy/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GET: a team's review rule; PUT (admin role): change it. */
+        get: operations["teams_review_policy_retrieve"];
+        /** @description GET: a team's review rule; PUT (admin role): change it. */
+        put: operations["teams_review_policy_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/teams/{team_slug}/summary/": {
@@ -1405,6 +1562,23 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        Comment: {
+            readonly id: number;
+            readonly parent: number | null;
+            readonly family: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly author: string;
+            readonly body: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        CommentCreateRequest: {
+            body: string;
+            /** @default  */
+            family: string;
+            parent?: number | null;
+        };
         ComparedRun: {
             id: number;
             experiment: number;
@@ -1546,6 +1720,12 @@ export interface components {
             /** @default  */
             note: string;
         };
+        /**
+         * @description * `approve` - Approve
+         *     * `request_changes` - Request Changes
+         * @enum {string}
+         */
+        DecisionEnum: "approve" | "request_changes";
         DedupReport: {
             /** @description Rows read. */
             total: number;
@@ -1615,6 +1795,19 @@ export interface components {
             /** @description Held-out tasks per family, at most. */
             max_tasks: number;
         };
+        EvaluatedFamily: {
+            /** @description The family's slug. */
+            family: string;
+            /** @description Pool version id (its held-out split). */
+            pool_version: number;
+            version_number: number;
+            verifier_version: number;
+            /**
+             * Format: double
+             * @description A drop past this many percentage points is a regression.
+             */
+            threshold_pts: number;
+        };
         /** @description A verifier version's FP/FN rates on its labelled examples. */
         Evaluation: {
             total: number;
@@ -1649,6 +1842,60 @@ export interface components {
             misjudged: components["schemas"]["Misjudged"][];
             spec_hash: string;
         };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        EvaluationCreateRequest: {
+            /** @description The team (editor role) whose versions are used. */
+            team: string;
+            /** @description A checkpoint id, or: */
+            checkpoint?: number;
+            /** @description A base model of the catalogue. */
+            model?: string;
+            families: components["schemas"]["FamilyChoiceRequest"][];
+            /** @default 4 */
+            k: number;
+            /**
+             * Format: double
+             * @default 1
+             */
+            temperature: number;
+            /** @default 16 */
+            max_new_tokens: number;
+            /** @default 200 */
+            max_tasks: number;
+            /** @default 0 */
+            seed: number;
+        };
+        EvaluationJob: {
+            readonly id: number;
+            readonly team: string;
+            readonly checkpoint: number | null;
+            readonly model: string;
+            readonly subject: string;
+            readonly families: components["schemas"]["EvaluatedFamily"][];
+            readonly k: number;
+            /** Format: double */
+            readonly temperature: number;
+            readonly max_new_tokens: number;
+            readonly max_tasks: number;
+            readonly seed: number;
+            readonly state: components["schemas"]["EvaluationStateEnum"];
+            /** Format: double */
+            readonly progress: number;
+            readonly message: string;
+            readonly attempts: number;
+            /** @description Held-out tasks evaluated so far. */
+            readonly tasks: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /** @enum {string} */
+        EvaluationStateEnum: "queued" | "running" | "succeeded" | "failed";
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Example: {
             readonly id: number;
@@ -1790,6 +2037,16 @@ export interface components {
             /** @description A share per level of the family, in level order (normalised; floor applied). */
             distribution?: number[];
         };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        FamilyChoiceRequest: {
+            pool_version: number;
+            verifier_version: number;
+            /**
+             * Format: double
+             * @default 2
+             */
+            threshold_pts: number;
+        };
         FamilyConfig: {
             /** @description Pinned task-pool version id. */
             pool_version: number;
@@ -1873,6 +2130,33 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
+        };
+        FamilyRow: {
+            family: string;
+            /** @description Held-out tasks both sides evaluated. */
+            tasks: number;
+            /**
+             * Format: double
+             * @description Candidate success (pass@1 from k samples).
+             */
+            candidate: number;
+            /** Format: double */
+            baseline: number;
+            /**
+             * Format: double
+             * @description Candidate minus baseline, as a fraction.
+             */
+            difference: number;
+            /**
+             * Format: double
+             * @description 95% paired-bootstrap interval, lower end.
+             */
+            low: number;
+            /** Format: double */
+            high: number;
+            /** Format: double */
+            threshold_pts: number;
+            verdict: components["schemas"]["VerdictEnum"];
         };
         FileSummary: {
             format: string;
@@ -2059,6 +2343,12 @@ export interface components {
              */
             learning_rate: number;
         };
+        LevelSuccess: {
+            difficulty: number;
+            /** Format: double */
+            success: number;
+            tasks: number;
+        };
         LoadableModel: {
             /** @description What a run or a job names. */
             name: string;
@@ -2158,6 +2448,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Curriculum"][];
         };
+        PaginatedEvaluationJobList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["EvaluationJob"][];
+        };
         PaginatedExperimentList: {
             /** @example 123 */
             count: number;
@@ -2233,6 +2538,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["PoolVersion"][];
         };
+        PaginatedReportListList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ReportList"][];
+        };
         PaginatedRolloutList: {
             /** @example 123 */
             count: number;
@@ -2307,6 +2627,13 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Verifier"][];
+        };
+        PassAtK: {
+            k: number;
+            /** Format: double */
+            pass_at_1: number;
+            /** Format: double */
+            pass_at_k: number;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedCurriculumRequest: {
@@ -2520,6 +2847,23 @@ export interface components {
                 [key: string]: number | null;
             };
         };
+        Profile: {
+            by_difficulty: {
+                [key: string]: components["schemas"]["LevelSuccess"][];
+            };
+            /** @description family → verifier stage → error type → failed samples. */
+            errors_by_layer: {
+                [key: string]: {
+                    [key: string]: {
+                        [key: string]: number;
+                    };
+                };
+            };
+            worst_tasks: components["schemas"]["WorstTask"][];
+            pass_at_k: {
+                [key: string]: components["schemas"]["PassAtK"];
+            };
+        };
         /**
          * @description * `template` - template
          *     * `as_is` - as_is
@@ -2587,8 +2931,105 @@ export interface components {
          * @enum {string}
          */
         RemovedRowKindEnum: "exact" | "near";
+        Report: {
+            readonly id: number;
+            readonly team: string;
+            readonly candidate: number;
+            readonly baseline: number;
+            readonly candidate_subject: string;
+            readonly baseline_subject: string;
+            readonly lineage: string;
+            readonly version: number;
+            readonly headline: string;
+            /** @description draft → in_review → approved / changes_requested. */
+            readonly state: components["schemas"]["ReportStateEnum"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly submitted_at: string | null;
+            /** Format: date-time */
+            readonly decided_at: string | null;
+            readonly figures: components["schemas"]["ReportFigures"];
+            readonly comments: components["schemas"]["Comment"][];
+            readonly reviews: components["schemas"]["Review"][];
+            readonly required_approvals: number;
+            readonly authors_may_approve: boolean;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ReportCreateRequest: {
+            /** @description A succeeded evaluation job. */
+            candidate: number;
+            /** @description Another succeeded job, on the same families. */
+            baseline: number;
+        };
+        ReportFigures: {
+            headline: string;
+            families: components["schemas"]["FamilyRow"][];
+            candidate_profile: components["schemas"]["Profile"];
+            baseline_profile: components["schemas"]["Profile"];
+            settings: components["schemas"]["ReportSettings"];
+        };
+        ReportList: {
+            readonly id: number;
+            readonly team: string;
+            readonly candidate: number;
+            readonly baseline: number;
+            readonly candidate_subject: string;
+            readonly baseline_subject: string;
+            readonly lineage: string;
+            readonly version: number;
+            readonly headline: string;
+            /** @description draft → in_review → approved / changes_requested. */
+            readonly state: components["schemas"]["ReportStateEnum"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly submitted_at: string | null;
+            /** Format: date-time */
+            readonly decided_at: string | null;
+        };
+        ReportSettings: {
+            k: number;
+            /** Format: double */
+            temperature: number;
+            bootstrap_resamples: number;
+            /** Format: double */
+            confidence: number;
+            seed: number;
+        };
+        /** @enum {string} */
+        ReportStateEnum: "draft" | "in_review" | "approved" | "changes_requested";
         ResumeRunRequest: {
             budget?: components["schemas"]["BudgetInputRequest"];
+        };
+        Review: {
+            readonly id: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly reviewer: string;
+            readonly decision: components["schemas"]["DecisionEnum"];
+            readonly note: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ReviewCreateRequest: {
+            decision: components["schemas"]["DecisionEnum"];
+            /** @default  */
+            note: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ReviewPolicy: {
+            required_approvals: number;
+            authors_may_approve: boolean;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ReviewPolicyRequest: {
+            required_approvals: number;
+            authors_may_approve: boolean;
         };
         /**
          * @description * `viewer` - Viewer
@@ -3118,6 +3559,13 @@ export interface components {
             seconds: number;
             spec_hash: string;
         };
+        /**
+         * @description * `improved` - improved
+         *     * `unchanged` - unchanged
+         *     * `regressed` - regressed
+         * @enum {string}
+         */
+        VerdictEnum: "improved" | "unchanged" | "regressed";
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Verifier: {
             readonly id: number;
@@ -3218,6 +3666,18 @@ export interface components {
             readonly stopped_at: string | null;
             /** @description Its heartbeat is fresh and it has not stopped. */
             readonly running: boolean;
+        };
+        WorstTask: {
+            task_hash: string;
+            family: string;
+            difficulty: number;
+            passes: number;
+            k: number;
+            /** Format: double */
+            success: number;
+            errors: {
+                [key: string]: number;
+            };
         };
     };
     responses: never;
@@ -4345,6 +4805,244 @@ export interface operations {
             };
             /** @description The body's content type is not one this operation accepts. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluations_list: {
+        parameters: {
+            query?: {
+                checkpoint?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 */
+                state?: "failed" | "queued" | "running" | "succeeded";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedEvaluationJobList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvaluationCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EvaluationCreateRequest"];
+                "multipart/form-data": components["schemas"]["EvaluationCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationJob"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation job. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationJob"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6845,6 +7543,511 @@ export interface operations {
             };
         };
     };
+    reports_list: {
+        parameters: {
+            query?: {
+                lineage?: string;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `draft` - Draft
+                 *     * `in_review` - In Review
+                 *     * `approved` - Approved
+                 *     * `changes_requested` - Changes Requested
+                 */
+                state?: "approved" | "changes_requested" | "draft" | "in_review";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedReportListList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReportCreateRequest"];
+                "multipart/form-data": components["schemas"]["ReportCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_comments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CommentCreateRequest"];
+                "multipart/form-data": components["schemas"]["CommentCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_review_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReviewCreateRequest"];
+                "multipart/form-data": components["schemas"]["ReviewCreateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_submit_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     runs_list: {
         parameters: {
             query?: {
@@ -8653,6 +9856,162 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Membership"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    teams_review_policy_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewPolicy"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    teams_review_policy_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewPolicyRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReviewPolicyRequest"];
+                "multipart/form-data": components["schemas"]["ReviewPolicyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewPolicy"];
                 };
             };
             /** @description Invalid input; each error names its field. */

@@ -8,6 +8,7 @@ import { ExperimentDetailRoute } from "@/features/experiments/routes/experiment-
 import { ExperimentsRoute } from "@/features/experiments/routes/experiments";
 import { NewExperimentRoute } from "@/features/experiments/routes/new-experiment";
 import { OverviewRoute } from "@/features/overview/routes/overview";
+import { ReportRoute } from "@/features/reports/routes/report";
 import { ReportsRoute } from "@/features/reports/routes/reports";
 import { CompareRunsRoute } from "@/features/runs/routes/compare-runs";
 import { RunRoute } from "@/features/runs/routes/run";
@@ -52,6 +53,7 @@ export const routes: RouteObject[] = [
           { path: "runs/compare", element: <CompareRunsRoute /> },
           { path: "runs/:runId/:tab?", element: <RunRoute /> },
           { path: "reports", element: <ReportsRoute /> },
+          { path: "reports/:reportId", element: <ReportRoute /> },
           { path: "deployments", element: <DeploymentsRoute /> },
           { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
           { path: "settings/tokens", element: <TokensRoute /> },
