@@ -33,8 +33,8 @@ logger = logging.getLogger(__name__)
 
 COMPACT_FINISHED_FRACTION = 0.25
 """Drop finished rows once they are this share of the running batch. Dropping copies every
-layer's cache, so doing it for each single finished row costs more than it saves; a quarter
-keeps the wasted rows under a quarter of the batch on average."""
+layer's cache, so doing it for each single finished row costs more than it saves; this way
+finished rows never take more than a quarter of a step's compute."""
 MASKED_ATTENTION_IMPLEMENTATIONS = ("sdpa", "eager")
 """Kernels that take the explicit (rows, 1, queries, keys) mask this loop builds."""
 
