@@ -6,6 +6,7 @@ from experiments.api import (
     control,
     experiments,
     metrics,
+    preflight,
     reports,
     runs,
     usage,
@@ -18,6 +19,7 @@ router.register("experiments", experiments.ExperimentViewSet, basename="experime
 router.register("runs", runs.RunViewSet, basename="run")
 router.register("runs", control.RunControlViewSet, basename="run-control")
 router.register("evaluations", reports.EvaluationViewSet, basename="evaluation")
+router.register("preflights", preflight.PreflightViewSet, basename="preflight")
 router.register("reports", reports.ReportViewSet, basename="report")
 
 urlpatterns = [

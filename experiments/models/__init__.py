@@ -13,6 +13,7 @@ from .evaluation import (
     ReviewPolicy,
 )
 from .experiments import Experiment
+from .preflight import PreflightReport, PreflightState
 from .runs import Checkpoint, MetricPoint, Rollout, Run, RunState
 from .usage import CostRate, TeamQuota, Usage
 from .workers import Worker
@@ -26,6 +27,8 @@ __all__ = [
     "EvaluationState",
     "Experiment",
     "MetricPoint",
+    "PreflightReport",
+    "PreflightState",
     "ReportComment",
     "ReportReview",
     "ReportState",

@@ -33,9 +33,9 @@ from schemathesis.specs.openapi.checks import (
 
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
-from experiments.models import Worker
+from experiments.models import PreflightReport, Rollout, Worker
 from experiments.services import experiments, runs
-from tasks_app.services import curricula, pools, verifiers
+from tasks_app.services import curricula, example_proposals, pools, verifiers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -95,6 +95,25 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
         owner, team, name="Sort", config={"curriculum": {"families": [pinned]}, "model": "tiny"}
     )
     run = runs.launch(owner, experiment)  # queued on commit, which the test never reaches
+    rollout = Rollout.objects.create(
+        run=run, step=1, group=0, sample=0, family="digits", prompt="abc", completion="cba"
+    )
+    preflight = PreflightReport.objects.create(
+        team=team,
+        experiment=experiment,
+        config=experiment.config,
+        config_hash=experiment.config_hash,
+        tasks_per_level=4,
+    )
+    verdict = example_proposals.Verdict(pinned["verifier_version"], passed=False)
+    proposal = example_proposals.propose(
+        owner,
+        team,
+        verdict,
+        response="ab c",
+        expected={"answer": "abc"},
+        source=example_proposals.Source("rollout:fuzz"),
+    )
     issued = accounts.create_token(owner, "fuzz")
     return {
         "headers": {"Authorization": f"Bearer {issued.secret}"},
@@ -108,12 +127,15 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
             "members": Membership.objects.get(user=owner, team=team).id,
             "experiments": experiment.id,
             "runs": run.id,
+            "preflights": preflight.id,
+            "example-proposals": proposal.id,
         },
         "params": {
             "slug": team.slug,
             "team_slug": team.slug,
             "number": 1,
             "example_id": example.id,
+            "rollout_id": rollout.id,
         },
     }
 

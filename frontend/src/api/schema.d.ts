@@ -243,6 +243,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/example-proposals/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Responses proposed as labelled examples of the caller's teams' verifiers, newest first. */
+        get: operations["example_proposals_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/example-proposals/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Responses proposed as labelled examples of the caller's teams' verifiers, newest first. */
+        get: operations["example_proposals_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/example-proposals/{id}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Add the response as a labelled example with the proposed label. */
+        post: operations["example_proposals_accept_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/example-proposals/{id}/reject/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Keep the verdict: the response does not become an example. */
+        post: operations["example_proposals_reject_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/experiments/": {
         parameters: {
             query?: never;
@@ -681,6 +749,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/preflights/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Pre-flights of the caller's teams, newest first; POST queues one on the cpu queue. */
+        get: operations["preflights_list"];
+        put?: never;
+        /** @description Pre-flights of the caller's teams, newest first; POST queues one on the cpu queue. */
+        post: operations["preflights_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/preflights/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Pre-flights of the caller's teams, newest first; POST queues one on the cpu queue. */
+        get: operations["preflights_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/": {
         parameters: {
             query?: never;
@@ -934,6 +1037,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/rollout-groups/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The inspector: each step's groups with a completion that matches the filters, with
+         *     all of the group's completions (``matches`` says which), their verdicts and flags.
+         */
+        get: operations["runs_rollout_groups_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/rollouts/": {
         parameters: {
             query?: never;
@@ -945,6 +1068,26 @@ export interface paths {
         get: operations["runs_rollouts_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/rollouts/{rollout_id}/flag/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Flag the completion's verdict as wrong: it is proposed as a labelled example (known
+         *     good if the verifier failed it, known bad if it passed it) to the verifier's team.
+         */
+        post: operations["runs_rollouts_flag_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1726,6 +1869,14 @@ export interface components {
          * @enum {string}
          */
         DecisionEnum: "approve" | "request_changes";
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        DecisionRequest: {
+            /**
+             * @description Why.
+             * @default
+             */
+            note: string;
+        };
         DedupReport: {
             /** @description Rows read. */
             total: number;
@@ -1909,6 +2060,50 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        ExampleProposal: {
+            readonly id: number;
+            readonly verifier: number;
+            readonly verifier_name: string;
+            readonly version: number | null;
+            readonly version_number: number | null;
+            readonly response: string;
+            readonly expected: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The label proposed: good when the verifier refused it, bad when it passed it.
+             *
+             *     * `good` - Known good
+             *     * `bad` - Known bad
+             */
+            readonly label: components["schemas"]["LabelEnum"];
+            readonly judged_passed: boolean;
+            readonly judged_error_type: string;
+            /** Format: double */
+            readonly judged_reward: number | null;
+            readonly note: string;
+            readonly source: string;
+            readonly source_label: string;
+            readonly source_path: string;
+            readonly status: components["schemas"]["ExampleProposalStatusEnum"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly decided_by: string | null;
+            /** Format: date-time */
+            readonly decided_at: string | null;
+            readonly decision_note: string;
+            readonly example: number | null;
+        };
+        /**
+         * @description * `proposed` - Proposed
+         *     * `accepted` - Accepted
+         *     * `rejected` - Rejected
+         * @enum {string}
+         */
+        ExampleProposalStatusEnum: "proposed" | "accepted" | "rejected";
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ExampleRequest: {
             response: string;
@@ -2179,6 +2374,14 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        FlagRequest: {
+            /**
+             * @description Why the verdict is wrong, for the verifier's team.
+             * @default
+             */
+            note: string;
+        };
         /**
          * @description * `jsonl` - jsonl
          *     * `csv` - csv
@@ -2247,6 +2450,37 @@ export interface components {
             file: string;
             format?: components["schemas"]["FormatEnum"];
         };
+        InspectedRollout: {
+            readonly id: number;
+            readonly step: number;
+            readonly group: number;
+            readonly sample: number;
+            readonly family: string;
+            readonly difficulty: number;
+            readonly task_hash: string;
+            readonly pool_version: number | null;
+            readonly verifier_version: number | null;
+            readonly prompt: string;
+            readonly completion: string;
+            readonly passed: boolean;
+            /** Format: double */
+            readonly reward: number | null;
+            /** @description Reward parts: outcome, process, constraint... */
+            parts: {
+                [key: string]: number | null;
+            };
+            /** Format: double */
+            readonly advantage: number | null;
+            readonly error_type: string;
+            /** @description The layered verdict: each layer's name, kind, stage, passed, score, error_type, detail. */
+            layers: {
+                [key: string]: unknown;
+            }[];
+            /** @description It passes the filters. */
+            readonly matches: boolean;
+            /** @description Its verdict's flag, if flagged. */
+            readonly flag: components["schemas"]["RolloutFlag"] | null;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         IssuedToken: {
             readonly id: number;
@@ -2277,6 +2511,14 @@ export interface components {
          * @enum {string}
          */
         ItemResultStatusEnum: "accepted" | "refused";
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        JobStateEnum: "queued" | "running" | "succeeded" | "failed";
         JudgeScore: {
             index: number;
             label: components["schemas"]["LabelEnum"];
@@ -2292,6 +2534,14 @@ export interface components {
          * @enum {string}
          */
         LabelEnum: "good" | "bad";
+        Latency: {
+            /** Format: double */
+            p50: number | null;
+            /** Format: double */
+            p95: number | null;
+            /** Format: double */
+            max: number | null;
+        };
         LayerKind: {
             kind: string;
             stage: components["schemas"]["StageEnum"];
@@ -2463,6 +2713,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["EvaluationJob"][];
         };
+        PaginatedExampleProposalList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ExampleProposal"][];
+        };
         PaginatedExperimentList: {
             /** @example 123 */
             count: number;
@@ -2538,6 +2803,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["PoolVersion"][];
         };
+        PaginatedPreflightList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Preflight"][];
+        };
         PaginatedReportListList: {
             /** @example 123 */
             count: number;
@@ -2552,6 +2832,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["ReportList"][];
+        };
+        PaginatedRolloutGroupList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["RolloutGroup"][];
         };
         PaginatedRolloutList: {
             /** @example 123 */
@@ -2738,7 +3033,7 @@ export interface components {
             readonly params: {
                 [key: string]: unknown;
             };
-            readonly status: components["schemas"]["PoolJobStatusEnum"];
+            readonly status: components["schemas"]["JobStateEnum"];
             /** Format: double */
             readonly progress: number;
             readonly message: string;
@@ -2748,14 +3043,6 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
-        /**
-         * @description * `queued` - Queued
-         *     * `running` - Running
-         *     * `succeeded` - Succeeded
-         *     * `failed` - Failed
-         * @enum {string}
-         */
-        PoolJobStatusEnum: "queued" | "running" | "succeeded" | "failed";
         PoolTask: {
             readonly id: number;
             readonly position: number;
@@ -2798,6 +3085,115 @@ export interface components {
             readonly created_by: string;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        Preflight: {
+            readonly id: number;
+            readonly team: string;
+            readonly experiment: number | null;
+            readonly config: components["schemas"]["ExperimentConfig"];
+            readonly config_hash: string;
+            readonly tasks_per_level: number;
+            readonly state: components["schemas"]["JobStateEnum"];
+            /** Format: double */
+            readonly progress: number;
+            readonly message: string;
+            /** @description Null until the pre-flight succeeds. */
+            result: components["schemas"]["PreflightResult"] | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PreflightCreateRequest: {
+            /** @description The team (editor role) whose versions `config` pins. */
+            team?: string;
+            /** @description A configuration, as creating an experiment takes it. */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Or the id of an experiment whose configuration to sample. */
+            experiment?: number;
+            /**
+             * @description Train tasks sampled per family and level, G completions each.
+             * @default 32
+             */
+            tasks_per_level: number;
+        };
+        PreflightFamily: {
+            /** @description Tasks sampled (one group of G completions each). */
+            tasks: number;
+            completions: number;
+            /**
+             * Format: double
+             * @description Share the verifier passed.
+             */
+            pass_rate: number | null;
+            /** Format: double */
+            mean_reward: number | null;
+            /**
+             * Format: double
+             * @description Share of groups whose G rewards are all equal: no learning signal. Null with groups of one (an algorithm without groups).
+             */
+            frac_reward_zero_std: number | null;
+            /** @description The family's slug, as the run's metrics name it. */
+            family: string;
+            levels: components["schemas"]["PreflightLevel"][];
+            /** @description The verifier's time per completion, in ms. */
+            latency_ms: components["schemas"]["Latency"];
+            /** @description Rejected completions by error type. */
+            error_types: {
+                [key: string]: number;
+            };
+        };
+        PreflightLevel: {
+            /** @description Tasks sampled (one group of G completions each). */
+            tasks: number;
+            completions: number;
+            /**
+             * Format: double
+             * @description Share the verifier passed.
+             */
+            pass_rate: number | null;
+            /** Format: double */
+            mean_reward: number | null;
+            /**
+             * Format: double
+             * @description Share of groups whose G rewards are all equal: no learning signal. Null with groups of one (an algorithm without groups).
+             */
+            frac_reward_zero_std: number | null;
+            level: number;
+        };
+        PreflightResult: {
+            families: components["schemas"]["PreflightFamily"][];
+            warnings: components["schemas"]["PreflightWarning"][];
+            /** Format: double */
+            pass_rate: number | null;
+            /** Format: double */
+            frac_reward_zero_std: number | null;
+            completions: number;
+            settings: components["schemas"]["PreflightSettings"];
+        };
+        PreflightSettings: {
+            model: string;
+            group_size: number;
+            tasks_per_level: number;
+            /** Format: double */
+            temperature: number;
+            max_new_tokens: number;
+        };
+        PreflightWarning: {
+            family: string;
+            /** @description all_solved, none_solved, move_up, out_of_reach, errors:<type>, zero_signal or slow_verifier. */
+            code: string;
+            severity: components["schemas"]["SeverityEnum"];
+            levels: number[];
+            /** @description What is wrong and what to change. */
+            message: string;
         };
         Preset: {
             /** @description Its id, e.g. `dr-grpo`. */
@@ -3065,6 +3461,24 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        RolloutFlag: {
+            /** @description The proposal (GET /example-proposals/<id>/). */
+            id: number;
+            /** @description proposed, accepted or rejected. */
+            status: string;
+            /** @description The label proposed for the completion: good or bad. */
+            label: string;
+            verifier: number;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RolloutGroup: {
+            step: number;
+            group: number;
+            /** @description All its stored completions. */
+            readonly rollouts: components["schemas"]["InspectedRollout"][];
+        };
         Run: {
             readonly id: number;
             readonly team: string;
@@ -3267,6 +3681,12 @@ export interface components {
             wall_time: number[];
             tokens: (number | null)[];
         };
+        /**
+         * @description * `warning` - warning
+         *     * `info` - info
+         * @enum {string}
+         */
+        SeverityEnum: "warning" | "info";
         /**
          * @description * `generator` - Procedural generator
          *     * `upload` - Uploaded file
@@ -5043,6 +5463,337 @@ export interface operations {
             };
             /** @description No such object among your teams' (or no such page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    example_proposals_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `proposed` - Proposed
+                 *     * `accepted` - Accepted
+                 *     * `rejected` - Rejected
+                 */
+                status?: "accepted" | "proposed" | "rejected";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+                verifier?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedExampleProposalList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    example_proposals_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this example proposal. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExampleProposal"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    example_proposals_accept_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this example proposal. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["DecisionRequest"];
+                "multipart/form-data": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExampleProposal"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    example_proposals_reject_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this example proposal. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["DecisionRequest"];
+                "multipart/form-data": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExampleProposal"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7543,6 +8294,245 @@ export interface operations {
             };
         };
     };
+    preflights_list: {
+        parameters: {
+            query?: {
+                config_hash?: string;
+                experiment?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 */
+                state?: "failed" | "queued" | "running" | "succeeded";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedPreflightList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    preflights_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PreflightCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PreflightCreateRequest"];
+                "multipart/form-data": components["schemas"]["PreflightCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preflight"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    preflights_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this preflight report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preflight"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     reports_list: {
         parameters: {
             query?: {
@@ -8777,15 +9767,106 @@ export interface operations {
             };
         };
     };
-    runs_rollouts_list: {
+    runs_rollout_groups_list: {
         parameters: {
             query?: {
+                difficulty?: number;
+                error_type?: string;
                 family?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
                 /** @description Number of results to return per page. */
                 page_size?: number;
+                /** @description The verdict. */
                 passed?: boolean;
+                reward_max?: number;
+                reward_min?: number;
+                /** @description Text in the prompt or the completion, any case (at most 200 characters). */
+                search?: string;
+                step?: number;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRolloutGroupList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_rollouts_list: {
+        parameters: {
+            query?: {
+                difficulty?: number;
+                error_type?: string;
+                family?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description The verdict. */
+                passed?: boolean;
+                reward_max?: number;
+                reward_min?: number;
+                /** @description Text in the prompt or the completion, any case (at most 200 characters). */
+                search?: string;
                 step?: number;
                 /** @description Only this team's objects (its slug). */
                 team?: string;
@@ -8836,6 +9917,98 @@ export interface operations {
             };
             /** @description No such object among your teams' (or no such page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_rollouts_flag_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+                rollout_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FlagRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["FlagRequest"];
+                "multipart/form-data": components["schemas"]["FlagRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutFlag"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
