@@ -33,6 +33,8 @@ function loadUPlot(): Promise<UPlotModule> {
 }
 
 const AXIS_STROKE = "#71717a";
+/** A press and release further apart than this is a drag (a zoom), not a click. */
+const CLICK_SLOP_PX = 4;
 const GRID_STROKE = "#e4e4e7";
 
 /** 3 significant digits for small values, grouped thousands for large ones. */
@@ -142,6 +144,8 @@ export function TimeSeriesChart({
   height = 180,
   emptyText = "No points yet.",
   smoothing = 0,
+  onStepClick,
+  stepActionLabel = "Open step",
 }: {
   title: string;
   /** What the chart measures, in one sentence (see lib/metric-descriptions). */
@@ -152,6 +156,11 @@ export function TimeSeriesChart({
   emptyText?: string;
   /** 0 draws the raw series; above, each is drawn smoothed over its faint raw line. */
   smoothing?: number;
+  /** Makes points clickable: called with the step under the cursor (a drag still zooms). The
+   * legend offers the same as a button, for the keyboard. */
+  onStepClick?: (step: number) => void;
+  /** The legend button's text before the step number. */
+  stepActionLabel?: string;
 }) {
   const titleId = useId();
   const descId = useId();
@@ -176,8 +185,8 @@ export function TimeSeriesChart({
   markersRef.current = markers;
   // The plot is rebuilt only when what it draws changes shape, never for new points.
   const shape = JSON.stringify([height, xLabel, smoothed, series.map((s) => [s.key, s.label, s.color, !!s.dashed])]);
-  const latest = useRef({ data: drawn, series, smoothed });
-  latest.current = { data: drawn, series, smoothed };
+  const latest = useRef({ data: drawn, series, smoothed, onStepClick });
+  latest.current = { data: drawn, series, smoothed, onStepClick };
 
   useEffect(() => {
     const element = plotRef.current;
@@ -198,6 +207,17 @@ export function TimeSeriesChart({
       chart.current = plot;
       plot.over.addEventListener("dblclick", () => {
         zoomed.current = false;
+      });
+      // A click (not the end of a drag, which zooms) on a point opens its step.
+      let downAt: number | null = null;
+      plot.over.addEventListener("mousedown", (e) => {
+        downAt = e.clientX;
+      });
+      plot.over.addEventListener("click", (e) => {
+        const dragged = downAt !== null && Math.abs(e.clientX - downAt) > CLICK_SLOP_PX;
+        const idx = plot.cursor.idx;
+        const step = idx === null || idx === undefined ? undefined : latest.current.data[0][idx];
+        if (!dragged && step !== undefined && step !== null) latest.current.onStepClick?.(step);
       });
       const fit = () => {
         const next = Math.max(element.clientWidth, 200);
@@ -241,7 +261,7 @@ export function TimeSeriesChart({
       <div className="ts-chart-area">
         <div
           ref={plotRef}
-          className="ts-chart-plot"
+          className={`ts-chart-plot${onStepClick ? " ts-chart-clickable" : ""}`}
           style={{ height }}
           role="img"
           aria-labelledby={titleId}
@@ -255,6 +275,11 @@ export function TimeSeriesChart({
         <div className="ts-chart-step">
           {xLabel} {step ?? "—"}
           {hovered === null && points > 0 && <span className="subtle"> (latest)</span>}
+          {onStepClick && step !== undefined && (
+            <button type="button" className="btn btn-ghost btn-sm ts-chart-step-action" onClick={() => onStepClick(step)}>
+              {stepActionLabel} {step}
+            </button>
+          )}
         </div>
         <ul className="chart-legend">
           {series.map((s, i) => {

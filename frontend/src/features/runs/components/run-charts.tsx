@@ -37,9 +37,9 @@ export function StreamIndicator({ status, active }: { status: StreamStatus; acti
   );
 }
 
-type PanelProps = { panel: Panel; metrics: RunMetrics; smoothing: number };
+type PanelProps = { panel: Panel; metrics: RunMetrics; smoothing: number; onStepClick?: (step: number) => void };
 
-function PanelChartView({ panel, metrics, smoothing }: PanelProps) {
+function PanelChartView({ panel, metrics, smoothing, onStepClick }: PanelProps) {
   const series: ChartSeries[] = useMemo(
     () =>
       panel.keys.map((key, i) => {
@@ -50,7 +50,14 @@ function PanelChartView({ panel, metrics, smoothing }: PanelProps) {
   );
   return (
     <div className="card rn-chart-card" data-panel={panel.id}>
-      <TimeSeriesChart title={panel.title} description={panel.description} series={series} smoothing={smoothing} />
+      <TimeSeriesChart
+        title={panel.title}
+        description={panel.description}
+        series={series}
+        smoothing={smoothing}
+        onStepClick={onStepClick}
+        stepActionLabel="Rollouts of step"
+      />
     </div>
   );
 }
@@ -59,10 +66,26 @@ function PanelChartView({ panel, metrics, smoothing }: PanelProps) {
 const PanelChart = memo(
   PanelChartView,
   (a: PanelProps, b: PanelProps) =>
-    a.panel === b.panel && a.smoothing === b.smoothing && a.panel.keys.every((k) => a.metrics.series[k] === b.metrics.series[k]),
+    a.panel === b.panel &&
+    a.smoothing === b.smoothing &&
+    a.onStepClick === b.onStepClick &&
+    a.panel.keys.every((k) => a.metrics.series[k] === b.metrics.series[k]),
 );
 
-export function RunCharts({ metrics, isPending, stream, active }: { metrics: RunMetrics | undefined; isPending: boolean; stream: StreamStatus; active: boolean }) {
+export function RunCharts({
+  metrics,
+  isPending,
+  stream,
+  active,
+  onStepClick,
+}: {
+  metrics: RunMetrics | undefined;
+  isPending: boolean;
+  stream: StreamStatus;
+  active: boolean;
+  /** A click on a chart's point: the step under the cursor (the run page opens its rollouts). */
+  onStepClick?: (step: number) => void;
+}) {
   const keyList = Object.keys(metrics?.series ?? {}).join("\n");
   const panels = useMemo(() => groupPanels(keyList ? keyList.split("\n") : []), [keyList]);
   const keys = keyList ? keyList.split("\n") : [];
@@ -100,7 +123,7 @@ export function RunCharts({ metrics, isPending, stream, active }: { metrics: Run
             <h2 className="rn-section-title">{section}</h2>
             <div className="rn-chart-grid">
               {inSection.map((panel) => (
-                <PanelChart key={panel.id} panel={panel} metrics={metrics} smoothing={smoothing} />
+                <PanelChart key={panel.id} panel={panel} metrics={metrics} smoothing={smoothing} onStepClick={onStepClick} />
               ))}
             </div>
           </section>

@@ -1,5 +1,5 @@
-import { useEffect, useState } from "react";
-import { Link, useParams } from "react-router";
+import { useCallback, useEffect, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
 
 import { QueryPlaceholder } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -14,7 +14,7 @@ import { isActive, type Run } from "../api/types";
 import { RunCharts } from "../components/run-charts";
 import { RunCheckpoints } from "../components/run-checkpoints";
 import { RunLogs } from "../components/run-logs";
-import { RunSamples } from "../components/run-samples";
+import { RolloutInspector } from "../components/rollout-inspector";
 import { PauseNotice, PauseResumeButton } from "../components/run-control";
 import { RunControlPanel, RunMarkers } from "../components/run-control-panel";
 import { FailureNotice, RunSummary } from "../components/run-summary";
@@ -25,7 +25,7 @@ const TABS = [
   { path: "logs", label: "Logs" },
   { path: "checkpoints", label: "Checkpoints" },
   { path: "control", label: "Control" },
-  { path: "samples", label: "Samples" },
+  { path: "rollouts", label: "Rollouts" },
 ] as const;
 
 type Tab = (typeof TABS)[number]["path"];
@@ -76,9 +76,9 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
   const active = isActive(run);
   const now = useNow(active);
   const metrics = useRunMetrics(run.id, active);
-  const families = Object.keys(metrics.data?.series ?? {})
-    .map((k) => /^success\/([^/]+)$/.exec(k)?.[1])
-    .filter((f): f is string => !!f);
+  const navigate = useNavigate();
+  // Stable, so the charts (memoised per panel) are not redrawn on every render of the page.
+  const openStep = useCallback((step: number) => navigate(`/runs/${run.id}/rollouts?step=${step}`), [navigate, run.id]);
 
   return (
     <RunMarkers runId={run.id} active={active}>
@@ -114,11 +114,19 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
             </Link>
           ))}
         </nav>
-        {tab === "" && <RunCharts metrics={metrics.data} isPending={metrics.isPending} stream={metrics.stream} active={active} />}
+        {tab === "" && (
+          <RunCharts
+            metrics={metrics.data}
+            isPending={metrics.isPending}
+            stream={metrics.stream}
+            active={active}
+            onStepClick={openStep}
+          />
+        )}
         {tab === "logs" && <RunLogs run={run} />}
         {tab === "checkpoints" && <RunCheckpoints run={run} />}
         {tab === "control" && <RunControlPanel run={run} />}
-        {tab === "samples" && <RunSamples run={run} families={families} />}
+        {tab === "rollouts" && <RolloutInspector run={run} metricKeys={Object.keys(metrics.data?.series ?? {})} />}
       </div>
     </RunMarkers>
   );
