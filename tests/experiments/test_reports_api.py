@@ -11,14 +11,8 @@ import pytest
 
 from crucible.accounts.models import AuditEvent, Membership, Role
 from experiments.catalogue import TINY_MODEL
-from experiments.models import (
-    Checkpoint,
-    EvaluationJob,
-    EvaluationResult,
-    EvaluationState,
-    Experiment,
-    Run,
-)
+from experiments.models import Checkpoint, EvaluationJob, EvaluationState, Experiment, Run
+from tests.experiments.reports_setup import finished_job
 from tests.experiments.runs_setup import digit_verifier, digit_version
 
 pytestmark = pytest.mark.django_db
@@ -109,22 +103,6 @@ def test_it_lets_a_viewer_read_but_not_start_and_hides_jobs_from_outsiders(
 
 
 # --- reports and review --------------------------------------------------------------------
-
-
-def finished_job(owner, team, passes: list[int], subject: str = "candidate") -> EvaluationJob:
-    families = [{"family": "digits", "pool_version": 1, "verifier_version": 1, "threshold_pts": 2}]
-    job = EvaluationJob.objects.create(
-        team=team, model=TINY_MODEL, subject=subject, families=families, k=4, temperature=1.0,
-        max_new_tokens=8, max_tasks=100, created_by=owner, state=EvaluationState.SUCCEEDED,
-    )  # fmt: skip
-    EvaluationResult.objects.bulk_create(
-        EvaluationResult(
-            job=job, family="digits", pool_version=1, task_hash=f"h{i}", difficulty=2 + i % 2,
-            passes=p, k=4, errors={"semantic/wrong_answer": 4 - p} if p < 4 else {},
-        )
-        for i, p in enumerate(passes)
-    )  # fmt: skip
-    return job
 
 
 @pytest.fixture

@@ -44,6 +44,8 @@ function ErrorsByLayer({ profile, label }: { profile: Profile; label: string }) 
   );
   if (!rows.length) return <p className="subtle">{label}: no failed samples.</p>;
   return (
+    <>
+    <h3 className="rp-subhead">{label}: failed samples by verifier layer</h3>
     <table className="table" aria-label={`${label} errors by layer`}>
       <thead>
         <tr><th>Family</th><th>Layer</th><th>Error</th><th>Failed samples</th></tr>
@@ -56,6 +58,7 @@ function ErrorsByLayer({ profile, label }: { profile: Profile; label: string }) 
         ))}
       </tbody>
     </table>
+    </>
   );
 }
 
@@ -63,6 +66,7 @@ export function ProfilePlots({ candidate, baseline }: { candidate: Profile; base
   const families = Object.keys(candidate.by_difficulty);
   return (
     <div className="stack">
+      <h3 className="rp-subhead">Success by difficulty</h3>
       <div className="rp-legend subtle">
         <span className="rp-key rp-key-baseline" /> baseline <span className="rp-key rp-key-candidate" /> candidate
       </div>
@@ -71,9 +75,11 @@ export function ProfilePlots({ candidate, baseline }: { candidate: Profile; base
           <LevelChart key={f} family={f} candidate={candidate.by_difficulty[f] ?? []} baseline={baseline.by_difficulty[f] ?? []} />
         ))}
       </div>
+      <h3 className="rp-subhead">Stability over repeated samples: pass@1 against pass@k</h3>
+      <div className="rp-scroll">
       <table className="table" aria-label="pass@1 and pass@k">
         <thead>
-          <tr><th>Family</th><th>k</th><th>Baseline pass@1</th><th>Baseline pass@k</th><th>Candidate pass@1</th><th>Candidate pass@k</th></tr>
+          <tr><th>Family</th><th>k</th><th>Base pass@1</th><th>Base pass@k</th><th>Cand. pass@1</th><th>Cand. pass@k</th></tr>
         </thead>
         <tbody>
           {families.map((f) => {
@@ -89,8 +95,10 @@ export function ProfilePlots({ candidate, baseline }: { candidate: Profile; base
           })}
         </tbody>
       </table>
+      </div>
       <ErrorsByLayer profile={candidate} label="Candidate" />
       <ErrorsByLayer profile={baseline} label="Baseline" />
+      <h3 className="rp-subhead">Candidate's worst tasks</h3>
       <table className="table" aria-label="Worst tasks">
         <thead>
           <tr><th>Task</th><th>Family</th><th>Difficulty</th><th>Passed</th><th>Errors</th></tr>
