@@ -243,7 +243,7 @@ function SearchField({ value, onChange }: { value: string; onChange: (text: stri
         className="input"
         type="search"
         maxLength={200}
-        placeholder="Text in a prompt or completion"
+        placeholder="Prompt or completion text"
         value={text}
         onChange={(e) => setText(e.target.value)}
       />
