@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -21,7 +23,7 @@ from crucible.accounts.models import Role
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, check_role, visible_teams
 from crucible.api.serializers import StrictSerializer, documented_json
 
-from .. import stats
+from .. import report_export, stats
 from ..models import (
     EvaluationJob,
     EvaluationReport,
@@ -330,6 +332,33 @@ class ReportViewSet(
         report, data = self._member_input(request, pk, ReviewCreateSerializer)
         reports.review(request.user, report, **data)
         return self._answer(pk)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "as", str, enum=["html", "json"], description="html (default) or json."
+            )
+        ],
+        responses={
+            (200, "text/html"): OpenApiTypes.STR,
+            (200, "application/json"): ReportSerializer,
+        },
+    )
+    @action(detail=True, methods=["get"])
+    def export(self, request: Request, pk: Any = None) -> HttpResponse:
+        """The report as a download: a self-contained HTML page that opens offline, or JSON
+        with every figure."""
+        self.action = "retrieve"
+        report = self._report(pk)
+        data = ReportSerializer(report).data
+        name = f"report-{report.pk}-v{report.version}"
+        if request.query_params.get("as") == "json":
+            body, kind, name = report_export.report_json(data), "application/json", f"{name}.json"
+        else:
+            body, kind, name = report_export.report_html(data), "text/html", f"{name}.html"
+        response = HttpResponse(body, content_type=f"{kind}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
 
     @extend_schema(request=CommentCreateSerializer, responses={201: CommentSerializer})
     @action(detail=True, methods=["post"])

@@ -3,6 +3,7 @@ per persona (owner, teammate, outsider)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from unittest import mock
@@ -244,3 +245,20 @@ def test_outsiders_neither_see_nor_comment_on_a_teams_report(api, client_for, ou
     assert other.get("/api/v1/reports/").json()["results"] == []
     Membership.objects.filter(user=outsider).update(role=Role.ADMIN)
     assert other.get("/api/v1/teams/reasoning/review-policy/").status_code == 404
+
+
+def test_it_exports_a_self_contained_html_page_and_every_figure_as_json(
+    api, client_for, outsider, jobs
+):
+    report = make_report(api, jobs).json()
+    url = f"/api/v1/reports/{report['id']}/export/"
+    page = api.get(url)
+    assert page.status_code == 200 and page["Content-Type"] == "text/html; charset=utf-8"
+    assert page["Content-Disposition"] == f'attachment; filename="report-{report["id"]}-v1.html"'
+    html = page.content.decode()
+    assert "no family regressed; improved: digits" in html and html.count("<svg") == 2
+    assert "<script" not in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    data = api.get(url, {"as": "json"})
+    assert data["Content-Type"] == "application/json; charset=utf-8"
+    assert json.loads(data.content)["figures"] == report["figures"]
+    assert client_for(outsider).get(url).status_code == 404

@@ -848,6 +848,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/{id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The report as a download: a self-contained HTML page that opens offline, or JSON
+         *     with every figure.
+         */
+        get: operations["reports_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/{id}/review/": {
         parameters: {
             query?: never;
@@ -8844,6 +8864,77 @@ export interface operations {
             };
             /** @description The body's content type is not one this operation accepts. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_export_retrieve: {
+        parameters: {
+            query?: {
+                /** @description html (default) or json. */
+                as?: "html" | "json";
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

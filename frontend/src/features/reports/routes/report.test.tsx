@@ -58,6 +58,7 @@ describe("Report page", () => {
     expect(within(table).getByRole("img", { name: "add: −8.0 pts, CI [−12.0, −4.0]" })).toBeInTheDocument();
     expect(within(table).getByText("improved")).toBeInTheDocument();
     expect(screen.getByRole("img", { name: "digits: success by difficulty" })).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Export HTML" })).toHaveAttribute("href", "/api/v1/reports/5/export/");
     expect(screen.getByLabelText("Review state")).toHaveTextContent("In review");
     // ada is not the author (grace is), so she may review although authors may not.
     expect(within(screen.getByRole("list", { name: "Comments" })).getByText("looking")).toBeInTheDocument();

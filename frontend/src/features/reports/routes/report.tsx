@@ -21,6 +21,16 @@ export function ReportRoute() {
     <div className="page stack">
       <PageHeader
         title={`${report.lineage} · v${report.version}`}
+        actions={
+          <>
+            <a className="btn" href={`/api/v1/reports/${report.id}/export/`} download>
+              Export HTML
+            </a>
+            <a className="btn" href={`/api/v1/reports/${report.id}/export/?as=json`} download>
+              Export JSON
+            </a>
+          </>
+        }
         description={
           <>
             <strong className="rp-headline" aria-label="Headline">{report.headline}</strong>
