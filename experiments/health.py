@@ -510,7 +510,7 @@ def assess(
 
 def pause_reason(signal: Signal) -> str:
     """What the run page says when a breached signal paused the run."""
-    return f"Paused by the {signal.label.lower()} signal: {signal.sentence}."
+    return f"Paused: {signal.sentence} (signal: {signal.label.lower()})."
 
 
 def metric_keys(history_keys: Sequence[str]) -> list[str]:

@@ -25,6 +25,7 @@ from ..models import Checkpoint, Rollout, Run
 from ..services import rollouts as inspector
 from ..services import runs as services
 from ..services.recording import ROLLOUT_FIELDS
+from .health import RunHealthSerializer, run_health
 from .usage import BudgetSerializer
 
 MAX_COMPARED = 10
@@ -40,6 +41,9 @@ class RunSerializer(serializers.ModelSerializer):
     )
     budget = serializers.SerializerMethodField(
         help_text="What the run may use; crossing it pauses the run."
+    )
+    health = serializers.SerializerMethodField(
+        help_text="Reward-hacking and drift signals as last checked; a breach may pause the run."
     )
 
     class Meta:
@@ -72,12 +76,17 @@ class RunSerializer(serializers.ModelSerializer):
             "failure_reason",
             "log_tail",
             "summary",
+            "health",
         ]
         read_only_fields = fields
 
     @extend_schema_field(BudgetSerializer)
     def get_budget(self, run: Run) -> dict[str, float | None]:
         return {key: (run.budget or {}).get(key) for key in cfg.BUDGET_KEYS}
+
+    @extend_schema_field(RunHealthSerializer)
+    def get_health(self, run: Run) -> dict[str, Any]:
+        return run_health(run)
 
 
 class RunListSerializer(RunSerializer):

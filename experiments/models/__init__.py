@@ -13,6 +13,7 @@ from .evaluation import (
     ReviewPolicy,
 )
 from .experiments import Experiment
+from .health import HealthSettings
 from .preflight import PreflightReport, PreflightState
 from .runs import Checkpoint, MetricPoint, Rollout, Run, RunState
 from .usage import CostRate, TeamQuota, Usage
@@ -26,6 +27,7 @@ __all__ = [
     "EvaluationResult",
     "EvaluationState",
     "Experiment",
+    "HealthSettings",
     "MetricPoint",
     "PreflightReport",
     "PreflightState",

@@ -14,6 +14,8 @@ class RunEventKind(models.TextChoices):
     RESUME = "resume"
     BUDGET = "budget"
     """The run crossed its budget and paused itself."""
+    HEALTH = "health"
+    """A reward-hacking or drift signal breached (and paused the run if the team asked)."""
 
 
 class RunEvent(models.Model):

@@ -21,7 +21,9 @@ FINISHED_STATES = (RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED)
 
 
 class Run(models.Model):
-    experiment = models.ForeignKey("experiments.Experiment", on_delete=models.PROTECT, related_name="runs")
+    experiment = models.ForeignKey(
+        "experiments.Experiment", on_delete=models.PROTECT, related_name="runs"
+    )
     team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
     """The experiment's team, kept on the row so every query scopes in one join."""
     number = models.PositiveIntegerField()
@@ -60,11 +62,16 @@ class Run(models.Model):
     """The last lines of the run's log, kept on the row for the page and the API."""
     summary = models.JSONField(default=dict)
     """The last value of every metric, for tables and comparisons."""
+    health = models.JSONField(default=dict, blank=True)
+    """The reward-hacking and drift signals as last checked: ``{"step", "signals": [...]}``
+    (``experiments.health.Signal.as_dict`` each); empty until the first check."""
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["experiment", "number"], name="run_number_per_experiment")
+            models.UniqueConstraint(
+                fields=["experiment", "number"], name="run_number_per_experiment"
+            )
         ]
         indexes = [models.Index(fields=["team", "-created_at"]), models.Index(fields=["state"])]
 

@@ -132,11 +132,31 @@ def over_budget(run: Run, why: str) -> bool:
     return bool(asked)
 
 
+def signal_breached(run: Run, step: int, reason: str, change: dict[str, Any], pause: bool) -> bool:
+    """A health signal breached at ``step``: an event marks it on the charts and, when
+    ``pause``, the run pauses at the next step boundary with ``reason`` (True if it will)."""
+    asked = pause and Run.objects.filter(
+        pk=run.pk, state=RunState.RUNNING, pause_requested=False
+    ).update(pause_requested=True, pause_reason=reason)
+    run.refresh_from_db()
+    # A pausing breach takes effect where the worker stops (``paused_at``); the others now.
+    applied = {} if asked else {"applied_at_step": step, "applied_at": timezone.now()}
+    _event(None, run, RunEventKind.HEALTH, reason=reason, change=change, **applied)
+    record(
+        None, "run.signal_breached", run, team=run.team, changes={**change, "paused": bool(asked)}
+    )
+    logger.info("run.signal_breached", extra={"run_id": run.pk, "step": step, **change})
+    if asked:
+        live.run_changed(run)
+    return bool(asked)
+
+
 def paused_at(run: Run, step: int) -> None:
-    """The worker paused the run after ``step``: its waiting pause (or budget) event applies."""
-    RunEvent.objects.filter(
-        run=run, kind__in=[RunEventKind.PAUSE, RunEventKind.BUDGET], applied_at_step=None
-    ).update(applied_at_step=step, applied_at=timezone.now())
+    """The worker paused the run after ``step``: its waiting pause (budget, signal) event applies."""
+    kinds = [RunEventKind.PAUSE, RunEventKind.BUDGET, RunEventKind.HEALTH]
+    RunEvent.objects.filter(run=run, kind__in=kinds, applied_at_step=None).update(
+        applied_at_step=step, applied_at=timezone.now()
+    )
     live.events_changed(run)
 
 
@@ -201,6 +221,8 @@ def events(run: Run) -> list[RunEvent]:
 
 def describe(event: RunEvent) -> str:
     """The event in a few words, for the charts' markers and the audit list."""
+    if event.kind == RunEventKind.HEALTH:
+        return f"Signal: {event.change.get('label', 'health')} breached"
     if event.kind != RunEventKind.CURRICULUM:
         return {"pause": "Paused", "resume": "Resumed", "budget": "Over budget"}[event.kind]
     parts = []

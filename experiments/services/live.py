@@ -124,6 +124,7 @@ def run_summary(run: Run) -> dict[str, Any]:
         "generated_tokens": run.generated_tokens,
         "judge_tokens": run.judge_tokens,
         "cost": run.cost,
+        "health": run.health,
     }
 
 

@@ -4,8 +4,8 @@
   metrics go in one idempotent batch (``metrics.record_points``), a bounded number of its
   completions become ``Rollout`` rows, and between steps it reads the cancel and pause
   flags, hands over curriculum changes made meanwhile, moves the run's step, heartbeat and
-  summary (the last value of every metric), charges the step's usage and pauses a run that
-  went over its budget.
+  summary (the last value of every metric), charges the step's usage, pauses a run that
+  went over its budget and checks the reward-hacking and drift signals (``health.check``).
 - ``RunCheckpoints`` keeps checkpoints under the run's folder and a ``Checkpoint`` row per
   complete one; ``latest()`` is the newest row whose files are still there.
 - ``RunLog`` is a logging handler: the whole log in the run's folder, the last lines on the row.
@@ -27,7 +27,7 @@ from django.conf import settings
 from training.interfaces import Completion, DirectoryStore
 
 from ..models import Checkpoint, Rollout, Run
-from . import control, runs
+from . import control, health, runs
 from . import metrics as metric_points
 from .usage import UsageMeter, budget_problem
 
@@ -140,6 +140,7 @@ class RunRecorder:
         if self.log_handler is not None:
             self.log_handler.save_tail()
         self.charge(metrics)
+        health.check(self.run, step, last=step >= total)
 
     def charge(self, metrics: Mapping[str, float] | None = None) -> None:
         """Charge the usage since the last charge; a run now over its budget pauses."""

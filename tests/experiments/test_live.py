@@ -107,6 +107,7 @@ def test_it_publishes_run_changes_to_the_run_page_and_the_teams_pages(team, laye
         "generated_tokens": 0,
         "judge_tokens": 0,
         "cost": 0.0,
+        "health": {},
     }
     assert events[f"run.{run.pk}"] == {"type": "run", "run": summary}
     assert events[f"team.{team.pk}"] == {"type": "run.changed", **summary}

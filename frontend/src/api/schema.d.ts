@@ -1234,6 +1234,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_slug}/health-thresholds/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GET: a team's signal thresholds; PUT (editor role): change some of them. */
+        get: operations["teams_health_thresholds_retrieve"];
+        /** @description GET: a team's signal thresholds; PUT (editor role): change some of them. */
+        put: operations["teams_health_thresholds_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/teams/{team_slug}/members/": {
         parameters: {
             query?: never;
@@ -2443,6 +2461,31 @@ export interface components {
             /** @description Verifier spec; default: the kind's default. */
             spec?: components["schemas"]["VerifierSpec"];
         };
+        HealthSettings: {
+            /** @description Steps over which slopes and shares are taken. */
+            window: number;
+            /** @description The signals are checked every this many steps. */
+            every: number;
+            /**
+             * Format: double
+             * @description Held-out success rising less than this over the window counts as flat.
+             */
+            heldout_min_rise: number;
+            /**
+             * Format: double
+             * @description A KL above this is a spike whatever its history.
+             */
+            kl_max: number;
+            /**
+             * Format: double
+             * @description Share of a family's sampling on one level that counts as stuck there.
+             */
+            curriculum_mass: number;
+            /** @description Per signal name: threshold and switches. */
+            signals: {
+                [key: string]: components["schemas"]["SignalSetting"];
+            };
+        };
         Hyperparameter: {
             /** @description `learning_rate`, or `sampling.temperature` (nested). */
             path: string;
@@ -2682,6 +2725,17 @@ export interface components {
          * @enum {string}
          */
         ModeEnum: "append" | "replace";
+        /**
+         * @description * `reward_vs_heldout` - reward_vs_heldout
+         *     * `length_blowup` - length_blowup
+         *     * `kl_spike` - kl_spike
+         *     * `entropy_collapse` - entropy_collapse
+         *     * `curriculum_stuck` - curriculum_stuck
+         *     * `part_dominates` - part_dominates
+         *     * `judge_flips` - judge_flips
+         * @enum {string}
+         */
+        NameEnum: "reward_vs_heldout" | "length_blowup" | "kl_spike" | "entropy_collapse" | "curriculum_stuck" | "part_dominates" | "judge_flips";
         Origin: {
             /** @description The saved curriculum it was copied from. */
             curriculum: number;
@@ -2974,6 +3028,31 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
+        };
+        PatchedHealthSettingsRequest: {
+            /** @description Steps over which slopes and shares are taken. */
+            window?: number;
+            /** @description The signals are checked every this many steps. */
+            every?: number;
+            /**
+             * Format: double
+             * @description Held-out success rising less than this over the window counts as flat.
+             */
+            heldout_min_rise?: number;
+            /**
+             * Format: double
+             * @description A KL above this is a spike whatever its history.
+             */
+            kl_max?: number;
+            /**
+             * Format: double
+             * @description Share of a family's sampling on one level that counts as stuck there.
+             */
+            curriculum_mass?: number;
+            /** @description Per signal name: threshold and switches. */
+            signals?: {
+                [key: string]: components["schemas"]["SignalSettingRequest"];
+            };
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedMembershipUpdateRequest: {
@@ -3538,6 +3617,8 @@ export interface components {
             summary: {
                 [key: string]: number | null;
             };
+            /** @description Reward-hacking and drift signals as last checked; a breach may pause the run. */
+            readonly health: components["schemas"]["RunHealth"];
         };
         RunBudget: {
             /** Format: double */
@@ -3578,9 +3659,10 @@ export interface components {
          *     * `pause` - Pause
          *     * `resume` - Resume
          *     * `budget` - Budget
+         *     * `health` - Health
          * @enum {string}
          */
-        RunEventKindEnum: "curriculum" | "pause" | "resume" | "budget";
+        RunEventKindEnum: "curriculum" | "pause" | "resume" | "budget" | "health";
         RunFamily: {
             name: string;
             levels: number[];
@@ -3588,6 +3670,11 @@ export interface components {
             weight: number;
             /** @description Its sampling probability per level at the last step (null before the first). */
             distribution: (number | null)[];
+        };
+        RunHealth: {
+            /** @description The step last checked; null: never. */
+            step: number | null;
+            signals: components["schemas"]["Signal"][];
         };
         /** @description A run without its log lines (GET the run for them). */
         RunList: {
@@ -3628,6 +3715,8 @@ export interface components {
             summary: {
                 [key: string]: number | null;
             };
+            /** @description Reward-hacking and drift signals as last checked; a breach may pause the run. */
+            readonly health: components["schemas"]["RunHealth"];
         };
         RunMetrics: {
             run: number;
@@ -3707,6 +3796,49 @@ export interface components {
          * @enum {string}
          */
         SeverityEnum: "warning" | "info";
+        Signal: {
+            name: components["schemas"]["NameEnum"];
+            label: string;
+            state: components["schemas"]["SignalStateEnum"];
+            /** @description What the signal sees, in words. */
+            sentence: string;
+            /** @description The step its current state (warning, breached) began. */
+            since_step: number | null;
+            /**
+             * Format: double
+             * @description The signal's measure now.
+             */
+            value: number | null;
+            /** Format: double */
+            threshold: number | null;
+            pause_on_breach: boolean;
+        };
+        SignalSetting: {
+            /**
+             * Format: double
+             * @description Reward rise, length ratio, KL z-score, entropy floor (nats), steps, share, flip rate.
+             */
+            threshold: number;
+            pause_on_breach: boolean;
+            enabled: boolean;
+        };
+        SignalSettingRequest: {
+            /**
+             * Format: double
+             * @description Reward rise, length ratio, KL z-score, entropy floor (nats), steps, share, flip rate.
+             */
+            threshold: number;
+            pause_on_breach: boolean;
+            enabled: boolean;
+        };
+        /**
+         * @description * `ok` - ok
+         *     * `warning` - warning
+         *     * `breached` - breached
+         *     * `unavailable` - unavailable
+         * @enum {string}
+         */
+        SignalStateEnum: "ok" | "warning" | "breached" | "unavailable";
         /**
          * @description * `generator` - Procedural generator
          *     * `upload` - Uploaded file
@@ -10777,6 +10909,162 @@ export interface operations {
             };
             /** @description No such object among your teams' (or no such page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    teams_health_thresholds_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthSettings"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    teams_health_thresholds_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedHealthSettingsRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedHealthSettingsRequest"];
+                "multipart/form-data": components["schemas"]["PatchedHealthSettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthSettings"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
