@@ -170,6 +170,7 @@ export const EXPERIMENT_RUN = {
   resumed_from_step: null,
   failure_reason: "",
   summary: { "reward/mean": 0.9 },
+  health: { step: null, signals: [] },
 } satisfies RunListItem;
 
 /** Every endpoint the wizard reads, answering as a team with one curriculum and a worker. */

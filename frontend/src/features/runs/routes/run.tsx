@@ -16,6 +16,7 @@ import { RunCheckpoints } from "../components/run-checkpoints";
 import { RunLogs } from "../components/run-logs";
 import { RolloutInspector } from "../components/rollout-inspector";
 import { PauseNotice, PauseResumeButton } from "../components/run-control";
+import { RunHealth } from "../components/run-health";
 import { RunControlPanel, RunMarkers } from "../components/run-control-panel";
 import { FailureNotice, RunSummary } from "../components/run-summary";
 import "../runs.css";
@@ -107,6 +108,7 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
         )}
         <FailureNotice run={run} />
         <PauseNotice run={run} />
+        <RunHealth run={run} />
         <nav className="rn-tabs" aria-label="Run sections">
           {TABS.map((t) => (
             <Link key={t.path} to={`/runs/${run.id}${t.path ? `/${t.path}` : ""}`} className="rn-tab" aria-current={t.path === tab ? "page" : undefined}>
