@@ -64,6 +64,6 @@ describe("RunHealth", () => {
     expect(rows[0]).toHaveTextContent("stayed at 0.31 over steps 1–40");
     const link = within(rows[0] as HTMLElement).getByRole("link", { name: "since step 40" });
     expect(link).toHaveAttribute("href", "/runs/7/rollouts?step=40");
-    expect(rows[2]).toHaveTextContent("Not checked");
+    expect(rows[2]).toHaveTextContent("Unavailable");
   });
 });

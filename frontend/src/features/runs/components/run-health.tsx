@@ -17,7 +17,7 @@ const STATE_WORDS: Record<Signal["state"], string> = {
   ok: "OK",
   warning: "Warning",
   breached: "Breached",
-  unavailable: "Not checked",
+  unavailable: "Unavailable",
 };
 
 function SignalRow({ runId, signal }: { runId: number; signal: Signal }) {
