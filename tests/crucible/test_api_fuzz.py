@@ -34,8 +34,9 @@ from schemathesis.specs.openapi.checks import (
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
 from experiments.models import PreflightReport, Rollout, Worker
-from experiments.services import experiments, runs
+from experiments.services import experiments, reports, runs
 from tasks_app.services import curricula, example_proposals, pools, verifiers
+from tests.experiments.reports_setup import finished_job
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -88,7 +89,9 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
     Worker.objects.create(
         name="celery@fuzz",
         queues=["gpu"],
-        loadable=[{"name": "tiny", "path": "tiny", "builtin": True, "parameters": 1, "ready": True}],
+        loadable=[
+            {"name": "tiny", "path": "tiny", "builtin": True, "parameters": 1, "ready": True}
+        ],
     )
     pinned = {"pool_version": version.id, "verifier_version": verifier.latest_version().id}
     experiment = experiments.create_experiment(
@@ -114,6 +117,8 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
         expected={"answer": "abc"},
         source=example_proposals.Source("rollout:fuzz"),
     )
+    candidate = finished_job(owner, team, [4, 3, 2, 1])
+    report = reports.create(owner, team, candidate, finished_job(owner, team, [2, 2, 2, 2], "base"))
     issued = accounts.create_token(owner, "fuzz")
     return {
         "headers": {"Authorization": f"Bearer {issued.secret}"},
@@ -129,6 +134,8 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
             "runs": run.id,
             "preflights": preflight.id,
             "example-proposals": proposal.id,
+            "evaluations": candidate.id,
+            "reports": report.id,
         },
         "params": {
             "slug": team.slug,

@@ -10,7 +10,10 @@ def finished_job(
     owner, team, passes: list[int], subject: str = "candidate", family: str = "digits"
 ) -> EvaluationJob:
     """A succeeded job on ``family`` with k = 4: task ``h<i>`` passed ``passes[i]`` times."""
-    families = [{"family": family, "pool_version": 1, "verifier_version": 1, "threshold_pts": 2}]
+    families = [
+        {"family": family, "pool_version": 1, "version_number": 1, "verifier_version": 1,
+         "threshold_pts": 2}
+    ]  # fmt: skip
     job = EvaluationJob.objects.create(
         team=team, model=TINY_MODEL, subject=subject, families=families, k=4, temperature=1.0,
         max_new_tokens=8, max_tasks=100, created_by=owner, state=EvaluationState.SUCCEEDED,
