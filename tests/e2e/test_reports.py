@@ -26,7 +26,7 @@ def tab(browser, url: str, user: str) -> Page:  # type: ignore[no-untyped-def]
 
 def test_two_people_review_a_report_and_each_sees_the_other_live(
     browser,
-    asgi_server,
+    asgi_server,  # noqa: F811
     e2e_user,
     django_user_model,  # noqa: F811
 ) -> None:

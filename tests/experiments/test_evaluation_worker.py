@@ -23,7 +23,7 @@ def test_it_evaluates_a_base_model_on_a_real_worker(
     team,
     settings,
     tmp_path,
-    model_name,
+    model_name,  # noqa: F811
     worker,  # noqa: F811
 ):
     settings.MODELS_DIR = tmp_path / "models"  # the worker's models folder
