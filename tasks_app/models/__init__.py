@@ -2,11 +2,10 @@
 
 from .curricula import Curriculum
 from .families import PoolJob, PoolTask, PoolVersion, Split, TaskFamily
-from .verifiers import ExampleProposal, LabelledExample, Verifier, VerifierVersion
+from .verifiers import LabelledExample, Verifier, VerifierVersion
 
 __all__ = [
     "Curriculum",
-    "ExampleProposal",
     "LabelledExample",
     "PoolJob",
     "PoolTask",

@@ -14,7 +14,6 @@ from typing import Any
 
 from accelerate import PartialState
 
-from tests.training.test_dynamic_sampling import flat_or_mixed
 from training import digits
 from training.config import GRPOConfig, SamplingConfig
 from training.engine import train
@@ -65,9 +64,7 @@ class AdaptiveSampler:
         raise NotImplementedError
 
 
-def main(out: Path, dynamic: bool = False) -> None:
-    """`dynamic`: DAPO dynamic sampling, on a reward that leaves some groups flat, so ranks
-    refill (each its own share of flat groups) and must still agree on every round."""
+def main(out: Path) -> None:
     tokenizer = train_tokenizer(digits.corpus(300))
     model = build_tiny_model(tokenizer, layers=1, width=32, seed=0)
     sampler = AdaptiveSampler(seed=1)
@@ -79,16 +76,13 @@ def main(out: Path, dynamic: bool = False) -> None:
         sampling=SamplingConfig(max_new_tokens=6),
         checkpoint_every=2,
         cpu_threads=1,
-        dynamic_sampling=dynamic,
-        max_refill_rounds=4,
     )
-    sink = MemorySink(stop_after=STEPS)
     # Only the main process logs, so only its sink knows when to stop: every rank must follow it.
     result = train(
         config,
         sampler=sampler,
-        reward_fn=flat_or_mixed if dynamic else digits.reward_fn,
-        sink=sink,
+        reward_fn=digits.reward_fn,
+        sink=MemorySink(stop_after=STEPS),
         store=DirectoryStore(out / "checkpoints"),
         model=model,
         tokenizer=tokenizer,
@@ -101,7 +95,7 @@ def main(out: Path, dynamic: bool = False) -> None:
         "steps": result.steps,
     }
     (out / f"rank{state.process_index}.json").write_text(
-        json.dumps({**report, "sampler": sampler.state_dict(), "metrics": sink.rows})
+        json.dumps({**report, "sampler": sampler.state_dict()})
     )
     # As the platform's ranks do (experiments/launch.py): end the group before exiting.
     state.wait_for_everyone()
@@ -109,4 +103,4 @@ def main(out: Path, dynamic: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), dynamic=sys.argv[2:] == ["dynamic"])
+    main(Path(sys.argv[1]))
