@@ -8,7 +8,7 @@ is what RL on the verified reward closes.
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,8 +49,9 @@ class DigitSortSampler:
     def sample(self, n: int) -> list[Item]:
         return [self._one() for _ in range(n)]
 
-    def _one(self) -> Item:
-        length = self.rng.randint(self.min_len, self.max_len)
+    def _one(self, length: int | None = None) -> Item:
+        if length is None:
+            length = self.rng.randint(self.min_len, self.max_len)
         digits = "".join(self.rng.choice("0123456789") for _ in range(length))
         if self.teacher == "flawed":
             return make_item(digits, flawed_answer(digits, self.rng))
@@ -66,6 +67,61 @@ class DigitSortSampler:
         version, internal, gauss = state["rng"]
         self.rng.setstate((version, tuple(internal), gauss))
         self.seen = state["seen"]
+
+
+class DigitSortCurriculum(DigitSortSampler):
+    """`DigitSortSampler` that draws the lengths the model is learning at: each length keeps
+    the pass rate of its last `window` verified completions, and one whose rate lies inside
+    `band` is drawn with weight 1, one outside (mastered, or still out of reach) with weight
+    `floor`, so it is still seen and its rate can move back into the band. A length not yet
+    seen counts as inside. Groups at a length passed always or never have no reward spread
+    and teach nothing; this keeps most groups away from them."""
+
+    def __init__(
+        self,
+        min_len: int = 2,
+        max_len: int = 8,
+        seed: int = 0,
+        teacher: str = "exact",
+        band: tuple[float, float] = (0.1, 0.9),
+        floor: float = 0.1,
+        window: int = 128,
+    ) -> None:
+        super().__init__(min_len, max_len, seed, teacher)
+        if not 0 <= band[0] < band[1] <= 1:
+            raise ValueError("band: must be (low, high) with 0 <= low < high <= 1")
+        if not 0 < floor <= 1:
+            raise ValueError("floor: must be in (0, 1]")
+        self.band, self.floor, self.window = band, floor, window
+        self.lengths = list(range(min_len, max_len + 1))
+        self.verdicts: dict[int, deque[bool]] = {k: deque(maxlen=window) for k in self.lengths}
+
+    def pass_rate(self, length: int) -> float | None:
+        seen = self.verdicts[length]
+        return sum(seen) / len(seen) if seen else None
+
+    def weights(self) -> list[float]:
+        low, high = self.band
+        rates = [self.pass_rate(k) for k in self.lengths]
+        return [1.0 if r is None or low <= r <= high else self.floor for r in rates]
+
+    def sample(self, n: int) -> list[Item]:
+        lengths = self.rng.choices(self.lengths, weights=self.weights(), k=n)
+        return [self._one(length) for length in lengths]
+
+    def observe(self, items: Sequence[Item], results: Sequence[RewardResult]) -> None:
+        super().observe(items, results)
+        for item, result in zip(items, results, strict=True):
+            if item.difficulty in self.verdicts:
+                self.verdicts[item.difficulty].append(result.passed)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {**super().state_dict(), "verdicts": {k: list(v) for k, v in self.verdicts.items()}}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        super().load_state_dict(state)
+        for k, seen in state["verdicts"].items():
+            self.verdicts[int(k)] = deque(seen, maxlen=self.window)
 
 
 def held_out(n: int = 256, min_len: int = 2, max_len: int = 8, seed: int = 1234) -> list[Item]:
