@@ -1,16 +1,22 @@
-"""GRPO throughput, result and memory: our engine against TRL's GRPOTrainer.
+"""GRPO throughput, result and memory: our engine against TRL's GRPOTrainer, over seeds.
 
 Both sides start from the same tiny base (a 2-layer, width-128 Llama-style model SFT-ed on
-the flawed digit-sorting teacher, built once here) and run the same GRPO setup: 16 prompts
-x 8 completions per step, completions up to 12 tokens at temperature 1, learning rate 5e-4,
-constant schedule, AdamW betas (0.9, 0.99), gradient clip 1.0, no KL, token-level loss,
-the same pass/fail reward (training.digits.pass_fail_reward_fn, as the demo), one thread each. Each side runs in its own subprocess so its peak RSS is its own.
+the flawed digit-sorting teacher, built once here with seed 0) and run the same GRPO setup:
+64 prompts x 8 completions per step, completions up to 12 tokens at temperature 1, learning
+rate 5e-4, constant schedule, AdamW betas (0.9, 0.99), gradient clip 1.0, no KL, token-level
+loss, the same pass/fail reward (training.digits.pass_fail_reward_fn, as the demo), one
+thread each. Each seed sets the training seed and the prompt stream of both sides; the runs
+are interleaved (ours s0, TRL s0, ours s1, ...) and each is its own subprocess, so its peak
+RSS is its own.
 
-Prints one JSON line; `ratio` = our completions/s over TRL's. Extra keys: held-out success
-after training (512 lists of 2-8 digits, sampled at temperature 1), peak RSS in MB and the
-time split (generation / verification / update seconds) of each side.
+Prints one JSON line; `ours`/`anchor` are mean completions/s over the seeds and `ratio` is
+their quotient. Extra keys, each as `_mean`, `_spread` ([min, max]), `_std` (sample) and
+`_per_seed`: completions/s, held-out success after training (`heldout_ours`,
+`heldout_anchor`; 512 lists of 2-8 digits, sampled at temperature 1 with one fixed seed;
+`heldout_base` before training), peak RSS in MB and the time split (generation /
+verification / update seconds) of each side.
 
-    python bench/rl_vs_trl.py [--steps 100]
+    python bench/rl_vs_trl.py [--steps 100] [--seeds 0 1 2]
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,61 +33,72 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-PROMPTS, GROUP, MAX_NEW, LR, BETAS, SEED = 64, 8, 12, 5e-4, (0.9, 0.99), 0
+PROMPTS, GROUP, MAX_NEW, LR, BETAS = 64, 8, 12, 5e-4, (0.9, 0.99)
+BASE_SEED, EVAL_SEED = 0, 0  # one base model and one held-out draw for every run
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--side", choices=["ours", "trl"], help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--base", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.side:
-        result = (
-            run_ours(args.base, args.steps)
-            if args.side == "ours"
-            else run_trl(args.base, args.steps)
-        )
+        run = run_ours if args.side == "ours" else run_trl
+        result = run(args.base, args.steps, args.seed)
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))
         return
+    runs: dict[str, list[dict]] = {"ours": [], "trl": []}
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
-        subprocess.run(
-            [sys.executable, __file__, "--side", "ours", "--base", str(base), "--steps", "0"],
-            check=True,
-            capture_output=True,
-        )  # builds the base
-        ours = side("ours", base, args.steps)
-        anchor = side("trl", base, args.steps)
-    print(
-        json.dumps(
-            {
-                "bench": "rl_vs_trl",
-                "ours": round(ours["completions_per_s"], 1),
-                "anchor": round(anchor["completions_per_s"], 1),
-                "unit": "completions/s",
-                "ratio": round(ours["completions_per_s"] / anchor["completions_per_s"], 3),
-                "steps": args.steps,
-                "held_out_success_ours": ours["held_out_success"],
-                "held_out_success_anchor": anchor["held_out_success"],
-                "held_out_success_base": ours["base_success"],
-                "peak_rss_mb_ours": round(ours["peak_rss_mb"]),
-                "peak_rss_mb_anchor": round(anchor["peak_rss_mb"]),
-                "time_split_ours": ours["time_split"],
-                "time_split_anchor": anchor["time_split"],
-            }
-        )
-    )
+        side("ours", base, 0, BASE_SEED)  # builds the base
+        for seed in args.seeds:  # interleaved, so a change in load hits both sides alike
+            for name in ("ours", "trl"):
+                runs[name].append(side(name, base, args.steps, seed))
+                print(f"{name} seed {seed}: {json.dumps(runs[name][-1])}", file=sys.stderr)
+    ours, anchor = runs["ours"], runs["trl"]
+    ours_cps = [r["completions_per_s"] for r in ours]
+    anchor_cps = [r["completions_per_s"] for r in anchor]
+    line = {
+        "bench": "rl_vs_trl",
+        "ours": round(statistics.mean(ours_cps), 1),
+        "anchor": round(statistics.mean(anchor_cps), 1),
+        "unit": "completions/s",
+        "ratio": round(statistics.mean(ours_cps) / statistics.mean(anchor_cps), 3),
+        "steps": args.steps,
+        "seeds": args.seeds,
+        **summary("completions_per_s_ours", ours_cps, 1),
+        **summary("completions_per_s_anchor", anchor_cps, 1),
+        **summary("heldout_ours", [r["held_out_success"] for r in ours], 4),
+        **summary("heldout_anchor", [r["held_out_success"] for r in anchor], 4),
+        "heldout_base": ours[0]["base_success"],
+        **summary("peak_rss_mb_ours", [r["peak_rss_mb"] for r in ours], 0),
+        **summary("peak_rss_mb_anchor", [r["peak_rss_mb"] for r in anchor], 0),
+    }
+    for key, results in (("time_split_ours", ours), ("time_split_anchor", anchor)):
+        for phase in results[0]["time_split"]:
+            line.update(summary(f"{key}_{phase}_s", [r["time_split"][phase] for r in results], 2))
+    print(json.dumps(line))
 
 
-def side(name: str, base: Path, steps: int) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--side", name, "--base", str(base), "--steps", str(steps)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+def summary(key: str, values: list[float], digits: int) -> dict:
+    """`key_mean`, `key_spread` ([min, max]), `key_std` (sample) and `key_per_seed`."""
+    std = statistics.stdev(values) if len(values) > 1 else 0.0
+    return {
+        f"{key}_mean": round(statistics.mean(values), digits),
+        f"{key}_spread": [round(min(values), digits), round(max(values), digits)],
+        f"{key}_std": round(std, digits + 1),
+        f"{key}_per_seed": [round(v, digits) for v in values],
+    }
+
+
+def side(name: str, base: Path, steps: int, seed: int) -> dict:
+    command = [sys.executable, __file__, "--side", name, "--base", str(base)]
+    command += ["--steps", str(steps), "--seed", str(seed)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -90,7 +108,7 @@ def setup(base: Path):
     from training.demo import cached_base
 
     torch.set_num_threads(1)
-    return cached_base(base, sft_steps=600, seed=SEED)
+    return cached_base(base, sft_steps=600, seed=BASE_SEED)
 
 
 def held_out_success(model, tokenizer) -> float:
@@ -105,12 +123,12 @@ def held_out_success(model, tokenizer) -> float:
         digits.reward_fn,
         temperature=1.0,
         max_new_tokens=MAX_NEW,
-        seed=SEED,
+        seed=EVAL_SEED,
     )
     return round(result.success, 4)
 
 
-def run_ours(base: Path, steps: int) -> dict:
+def run_ours(base: Path, steps: int, seed: int) -> dict:
     from training import digits
     from training.config import GRPOConfig, SamplingConfig
     from training.engine import train
@@ -127,13 +145,13 @@ def run_ours(base: Path, steps: int) -> dict:
         learning_rate=LR,
         adam_betas=BETAS,
         sampling=SamplingConfig(max_new_tokens=MAX_NEW),
-        seed=SEED,
+        seed=seed,
     )
     sink = MemorySink()
     start = time.perf_counter()
     train(
         config,
-        sampler=digits.DigitSortSampler(2, 6, seed=SEED + 1),
+        sampler=digits.DigitSortSampler(2, 6, seed=seed + 1),
         reward_fn=digits.pass_fail_reward_fn,
         sink=sink,
         model=model,
@@ -153,14 +171,14 @@ def run_ours(base: Path, steps: int) -> dict:
     }
 
 
-def run_trl(base: Path, steps: int) -> dict:
+def run_trl(base: Path, steps: int, seed: int) -> dict:
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
     from training import digits as sort_digits
 
     model, tokenizer = setup(base)
-    items = sort_digits.DigitSortSampler(2, 6, seed=SEED + 1).sample(steps * PROMPTS)
+    items = sort_digits.DigitSortSampler(2, 6, seed=seed + 1).sample(steps * PROMPTS)
     dataset = Dataset.from_list(
         [{"prompt": it.prompt, "digits": it.payload["digits"]} for it in items]
     )
@@ -204,7 +222,7 @@ def run_trl(base: Path, steps: int) -> dict:
         report_to="none",
         save_strategy="no",
         logging_steps=max(steps // 5, 1),
-        seed=SEED,
+        seed=seed,
         shuffle_dataset=False,
         dataloader_num_workers=0,
         disable_tqdm=True,

@@ -8,6 +8,7 @@ task's ``expected`` data, and a verifier spec becomes the reward function.
 from __future__ import annotations
 
 import random
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -55,12 +56,14 @@ def verifier_reward_fn(spec: dict[str, Any]) -> RewardFn:
     def reward_fn(items: Sequence[Item], completions: Sequence[str]) -> list[RewardResult]:
         results = []
         for item, completion in zip(items, completions, strict=True):
+            started = time.perf_counter()
             verdict = verifier.judge(completion, item.payload or {}, {"prompt": item.prompt})
             error = None if verdict.passed else str(verdict.error_type)
             details = {
                 "error_type": str(verdict.error_type),
                 "extracted": verdict.extracted,
                 "layers": [layer.to_dict() for layer in verdict.layers],
+                "seconds": time.perf_counter() - started,  # the verifier's latency
             }
             results.append(
                 RewardResult(verdict.reward, verdict.passed, dict(verdict.parts), error, details)
@@ -115,6 +118,10 @@ class CurriculumSampler:
         ``meta["content_hash"]`` becomes a ``PoolItem`` that keeps it."""
         content_hash = task.meta.get("content_hash")
         return pool_item(task, family, content_hash) if content_hash else item_for(task, family)
+
+    def apply(self, change: dict[str, Any]) -> None:
+        """A change made while the run trains (``Curriculum.apply``); kept in the state."""
+        self.curriculum.apply(change)
 
     def observe(self, items: Sequence[Item], results: Sequence[RewardResult]) -> None:
         self.curriculum.observe_many(

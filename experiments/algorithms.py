@@ -3,7 +3,8 @@
 Pure Python (no Django). Each field comes with its type, its default and its one-line help,
 taken from the attribute docstring under it in ``training/config.py``, so the wizard's form
 and the engine cannot drift apart: a field added to a config appears in the form with the
-sentence written beside it.
+sentence written beside it. The named presets (``training.presets``) come with the same help
+for every value they set, and the reason the recipe sets it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from training.config import CONFIGS, BaseConfig, SamplingConfig
+from training.presets import PRESETS
 
 from .config import RESERVED_HYPERPARAMETERS
 
@@ -49,9 +51,49 @@ class AlgorithmSpec:
     fields: list[FieldSpec]
 
 
+@dataclass(frozen=True)
+class PresetValue:
+    path: str
+    value: Any
+    help: str
+    """What the field is (the engine config's docstring)."""
+    why: str
+    """Why the recipe sets it so; empty for a value that only completes the recipe."""
+
+
+@dataclass(frozen=True)
+class PresetSpec:
+    name: str
+    title: str
+    algorithm: str
+    summary: str
+    source: str
+    values: list[PresetValue]
+
+
 @cache
 def algorithms() -> list[AlgorithmSpec]:
     return [_algorithm(name, cls) for name, cls in CONFIGS.items()]
+
+
+@cache
+def presets() -> list[PresetSpec]:
+    """Every preset with each value it sets, explained (its help and its reason)."""
+    helps = {spec.name: {f.path: f.help for f in spec.fields} for spec in algorithms()}
+    return [
+        PresetSpec(
+            p.name,
+            p.title,
+            p.algorithm,
+            p.summary,
+            p.source,
+            [
+                PresetValue(path, value, helps[p.algorithm].get(path, ""), p.why.get(path, ""))
+                for path, value in p.values.items()
+            ],
+        )
+        for p in PRESETS
+    ]
 
 
 def _algorithm(name: str, cls: type[BaseConfig]) -> AlgorithmSpec:

@@ -11,7 +11,8 @@ everything that needs no database and names the field of every problem. The stor
      "algorithm": "grpo",
      "hyperparameters": {...every field of the algorithm's engine config...},
      "eval": {"every": 10, "families": [12], "max_tasks": 200},
-     "seed": 0, "num_processes": 1, "strategy": "ddp", "rollout_groups": 16}
+     "seed": 0, "num_processes": 1, "strategy": "ddp", "rollout_groups": 16,
+     "budget": {"max_worker_hours": null, "max_cost": null}}
 
 ``hyperparameters`` are checked by ``training.config.config_from_dict`` (the engine's own
 checks, in one place) and stored resolved, defaults included, so an experiment means the same
@@ -44,10 +45,12 @@ TOP_KEYS = {
     "num_processes",
     "strategy",
     "rollout_groups",
+    "budget",
 }
 CURRICULUM_KEYS = {"families", "band", "floor", "window", "step", "dynamic", "origin"}
 FAMILY_KEYS = {"pool_version", "verifier_version", "weight", "levels", "initial"}
 EVAL_KEYS = {"every", "families", "max_tasks"}
+BUDGET_KEYS = ("max_worker_hours", "max_cost")
 RESERVED_HYPERPARAMETERS = {
     "algorithm": "set by config.algorithm",
     "seed": "set by config.seed",
@@ -62,6 +65,7 @@ DEFAULT_ROLLOUT_GROUPS = 16
 MAX_EVAL_TASKS = 5_000
 DEFAULT_EVAL_TASKS = 200
 MAX_MODEL_NAME = 200
+MAX_BUDGET = 1e9
 
 
 class ConfigError(ValueError):
@@ -98,6 +102,25 @@ class CurriculumSpec:
     origin: dict[str, int] | None = None
     """``{"curriculum": id, "revision": n}`` when copied from a saved curriculum."""
 
+    def saved_form(self) -> dict[str, Any]:
+        """The curriculum as the curriculum service reads a saved one (pinned by pool version)."""
+        return {
+            "families": [
+                {
+                    "version": f.pool_version,
+                    "weight": f.weight,
+                    "levels": f.levels,
+                    "initial": f.initial,
+                }
+                for f in self.families
+            ],
+            "band": list(self.band),
+            "floor": self.floor,
+            "window": self.window,
+            "step": self.step,
+            "dynamic": self.dynamic,
+        }
+
     def policy(self, names: Mapping[int, str]) -> CurriculumConfig:
         """The pure policy, families named by ``names[pool_version]`` (the family slugs)."""
         return CurriculumConfig.from_dict(
@@ -131,6 +154,16 @@ class EvalSpec:
 
 
 @dataclass(frozen=True)
+class BudgetSpec:
+    """What one run may use; a run that crosses either limit pauses itself and says why."""
+
+    max_worker_hours: float | None = None
+    """Hours its workers may spend on it (times its processes); None: no limit."""
+    max_cost: float | None = None
+    """Cost it may reach at the queues' rates; None: no limit."""
+
+
+@dataclass(frozen=True)
 class ExperimentConfig:
     curriculum: CurriculumSpec
     model: str
@@ -147,6 +180,7 @@ class ExperimentConfig:
     ``deepspeed`` (sharded; GPUs only)."""
     rollout_groups: int = DEFAULT_ROLLOUT_GROUPS
     """Groups of completions (with their verdicts) stored per step for the run's page."""
+    budget: BudgetSpec = field(default_factory=BudgetSpec)
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical form: JSON types only, every field present."""
@@ -192,6 +226,7 @@ def parse(data: Any) -> ExperimentConfig:
     groups = _int(groups, "rollout_groups", errors, 0, MAX_ROLLOUT_GROUPS)
     versions = [f.pool_version for f in curriculum.families] if curriculum else []
     evaluation = _eval(data.get("eval", {}), versions, errors)
+    budget = _budget(data.get("budget", {}), errors)
     if algorithm == "rejection" and processes > 1:
         # Each rank keeps a different number of passing answers, so ranks would run different
         # numbers of update passes and wait on each other's gradients for ever.
@@ -203,7 +238,16 @@ def parse(data: Any) -> ExperimentConfig:
     if errors or curriculum is None or hyperparameters is None or evaluation is None:
         raise ConfigError(errors)
     return ExperimentConfig(
-        curriculum, model, algorithm, hyperparameters, evaluation, seed, processes, strategy, groups
+        curriculum,
+        model,
+        algorithm,
+        hyperparameters,
+        evaluation,
+        seed,
+        processes,
+        strategy,
+        groups,
+        budget or BudgetSpec(),
     )
 
 
@@ -416,6 +460,30 @@ def _eval(data: Any, versions: list[int], errors: list[tuple[str, str]]) -> Eval
     if len(errors) > before:
         return None
     return EvalSpec(every, list(families), max_tasks)
+
+
+def parse_budget(data: Any) -> BudgetSpec:
+    """A budget on its own (a resume may raise a run's); ConfigError names its fields."""
+    errors: list[tuple[str, str]] = []
+    budget = _budget(data, errors)
+    if budget is None:
+        raise ConfigError(errors)
+    return budget
+
+
+def _budget(data: Any, errors: list[tuple[str, str]]) -> BudgetSpec | None:
+    if not isinstance(data, dict):
+        errors.append(("budget", "must be an object"))
+        return None
+    before = len(errors)
+    errors += [(f"budget.{k}", "unknown field") for k in sorted(set(data) - set(BUDGET_KEYS))]
+    for key in BUDGET_KEYS:
+        value = data.get(key)
+        if value is not None and not (_is_number(value) and 0 < value <= MAX_BUDGET):
+            errors.append((f"budget.{key}", "must be null (no limit) or a number above 0"))
+    if len(errors) > before:
+        return None
+    return BudgetSpec(*(None if data.get(k) is None else float(data[k]) for k in BUDGET_KEYS))
 
 
 # --- types ---------------------------------------------------------------------------------

@@ -9,7 +9,10 @@ Protocol (server to client):
   the points written after ``prev`` up to ``seq``; a point whose key and step the client
   already holds replaces it. Frames follow each other without gaps (each ``prev`` is the
   previous frame's ``seq``) and come at most every ``FRAME_INTERVAL_S``.
-- ``{"type": "run", "run": {id, state, step, max_steps, failure_reason}}``: the run changed.
+- ``{"type": "run", "run": {id, state, step, max_steps, failure_reason, pause_requested,
+  pause_reason, worker_seconds, generated_tokens, judge_tokens, cost}}``: the run changed.
+- ``{"type": "events", "version"}``: the run's events (pauses, resumes, curriculum changes)
+  changed; read them at ``GET /api/v1/runs/<id>/events/``.
 - ``{"type": "paused", "seq"}``: acknowledges a pause.
 
 Client to server: ``{"type": "pause"}`` (the tab is hidden: nothing more is sent until it
@@ -145,6 +148,8 @@ class RunMetricsConsumer(AuthenticatedConsumer):
             self.schedule_flush()
         elif kind == "run":
             asyncio.ensure_future(self.run_event(event))
+        elif kind == "events":
+            asyncio.ensure_future(self.send_json(event))
 
     async def run_event(self, event: dict[str, Any]) -> None:
         await self.send_json(event)

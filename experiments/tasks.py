@@ -15,6 +15,27 @@ def grade_pool_version(job_id: int) -> None:
     grading.run_job(job_id)
 
 
+@shared_task(name="experiments.tasks.run_preflight", acks_late=True, soft_time_limit=2 * 3600)
+def run_preflight(report_id: int) -> None:
+    """Sample the model on the pools of a configuration (queued on ``cpu``)."""
+    from experiments.services import preflight
+
+    preflight.run_job(report_id)
+
+
+@shared_task(
+    name="experiments.tasks.run_evaluation",
+    acks_late=True,
+    reject_on_worker_lost=True,  # a worker killed mid-job puts it back: it resumes or fails
+    soft_time_limit=6 * 3600,
+)
+def run_evaluation(job_id: int) -> None:
+    """Evaluate a checkpoint or base model on held-out tasks (queued on ``cpu``)."""
+    from experiments.services import evaluation
+
+    evaluation.run_job(job_id)
+
+
 @shared_task(
     bind=True,
     name="experiments.tasks.run_training",

@@ -1,16 +1,44 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from experiments.api import algorithms, experiments, metrics, runs, workers
+from experiments.api import (
+    algorithms,
+    control,
+    experiments,
+    health,
+    metrics,
+    preflight,
+    reports,
+    runs,
+    usage,
+    workers,
+)
 
 router = SimpleRouter()
 router.register("workers", workers.WorkerViewSet, basename="worker")
 router.register("experiments", experiments.ExperimentViewSet, basename="experiment")
 router.register("runs", runs.RunViewSet, basename="run")
+router.register("runs", control.RunControlViewSet, basename="run-control")
+router.register("evaluations", reports.EvaluationViewSet, basename="evaluation")
+router.register("preflights", preflight.PreflightViewSet, basename="preflight")
+router.register("reports", reports.ReportViewSet, basename="report")
 
 urlpatterns = [
     path("models/", workers.AvailableModelsView.as_view(), name="models"),
     path("algorithms/", algorithms.AlgorithmsView.as_view(), name="algorithms"),
+    path("algorithms/presets/", algorithms.PresetsView.as_view(), name="algorithm-presets"),
+    path(
+        "teams/<slug:team_slug>/review-policy/",
+        reports.ReviewPolicyView.as_view(),
+        name="review-policy",
+    ),
+    path(
+        "teams/<slug:team_slug>/health-thresholds/",
+        health.HealthSettingsView.as_view(),
+        name="health-thresholds",
+    ),
+    path("usage/", usage.TeamUsageView.as_view(), name="usage"),
+    path("usage/rates/", usage.CostRatesView.as_view(), name="usage-rates"),
     path("runs/<int:run_id>/metrics/", metrics.RunMetricsView.as_view(), name="run-metrics"),
     path(
         "runs/<int:run_id>/metrics/raw/",

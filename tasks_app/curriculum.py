@@ -8,6 +8,10 @@ JSON-able, so a resumed run continues exactly where it left.
 
 ``simulate`` runs the policy against a ``SyntheticLearner`` for the preview chart.
 
+A running curriculum can be changed (``Curriculum.apply``): its families' distributions,
+mixture weights and target band, checked by ``change_problems`` with the config's own rules.
+The changed config is part of the state, so a resumed run keeps the change.
+
 A saved curriculum names its families by pinned pool version (``PinnedFamily``); the service
 resolves each to a ``FamilyCurriculum`` by the version's family. These dataclasses are the one
 definition of the config: the API's serializers are checked against their fields and defaults.
@@ -19,7 +23,7 @@ import math
 import random
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 
@@ -178,6 +182,25 @@ class Curriculum:
         }
         self.adjustments = {fam.name: 0 for fam in config.families}
 
+    def apply(self, change: Mapping[str, Any]) -> None:
+        """Change the band, mixture weights or distributions now (see ``change_problems``).
+
+        A new distribution replaces the family's current one (floor applied) and the policy
+        waits for a window of outcomes drawn from it before it adjusts it again.
+        """
+        problems = change_problems(self.config, change)
+        if problems:
+            raise ConfigError(problems)
+        self._set_config(changed_config(self.config, change))
+        for name, fam in change.get("families", {}).items():
+            if "distribution" in fam:
+                self.distributions[name] = with_floor(fam["distribution"], self.config.floor)
+                self._outcomes[name].clear()
+
+    def _set_config(self, config: CurriculumConfig) -> None:
+        self.config = config
+        self._families = {fam.name: fam for fam in config.families}
+
     def _initial(self, fam: FamilyCurriculum) -> list[float]:
         start = fam.initial or [1.0] + [0.0] * (len(fam.levels) - 1)
         return with_floor(start, self.config.floor)
@@ -238,6 +261,8 @@ class Curriculum:
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        if "config" in state:  # the config as changed while the run trained
+            self._set_config(CurriculumConfig.from_dict(state["config"]))
         for name in self.distributions:
             self.distributions[name] = [float(p) for p in state["distributions"][name]]
             self._outcomes[name].clear()
@@ -258,6 +283,92 @@ class Curriculum:
 
 def _rate(outcomes: deque[int]) -> float | None:
     return sum(outcomes) / len(outcomes) if outcomes else None
+
+
+CHANGE_KEYS = ("band", "families")
+FAMILY_CHANGE_KEYS = ("weight", "distribution")
+MAX_WEIGHT = 1e6
+
+
+def change_problems(config: CurriculumConfig, change: Any) -> list[tuple[str, str]]:
+    """Why ``change`` cannot apply to a curriculum configured as ``config``; empty if it can.
+
+    A change is ``{"band": [low, high], "families": {name: {"weight": w, "distribution":
+    [share per level]}}}``, every part optional but one needed; the rules are the config's
+    (a distribution is like ``initial``), and afterwards some family must keep a weight.
+    """
+    if not isinstance(change, Mapping):
+        return [("", "must be an object")]
+    problems = [(str(k), "unknown field") for k in change if k not in CHANGE_KEYS]
+    if not any(k in change for k in CHANGE_KEYS):
+        problems.append(("", f"change at least one of {', '.join(CHANGE_KEYS)}"))
+    if "band" in change and not _good_band(change["band"]):
+        problems.append(("band", "must be [low, high] with 0 <= low < high <= 1"))
+    families = change.get("families", {})
+    if not isinstance(families, Mapping) or ("families" in change and not families):
+        return [*problems, ("families", "must map family names to their changes")]
+    by_name = {fam.name: fam for fam in config.families}
+    for name, fam_change in families.items():
+        where = f"families.{name}"
+        if name not in by_name:
+            problems.append((where, f"not a family of this curriculum; one of {sorted(by_name)}"))
+        else:
+            problems += _family_change_problems(where, by_name[name], fam_change)
+    if not problems:
+        weights = [fam.weight for fam in changed_config(config, change).families]
+        if not any(w > 0 for w in weights):
+            problems.append(("families", "at least one family needs a positive weight"))
+    return problems
+
+
+def _family_change_problems(
+    where: str, fam: FamilyCurriculum, change: Any
+) -> list[tuple[str, str]]:
+    if not isinstance(change, Mapping) or not change:
+        return [(where, f"must change one of {', '.join(FAMILY_CHANGE_KEYS)}")]
+    problems = [(f"{where}.{k}", "unknown field") for k in change if k not in FAMILY_CHANGE_KEYS]
+    if "weight" in change and not (
+        _is_number(change["weight"]) and 0 <= change["weight"] <= MAX_WEIGHT
+    ):
+        problems.append((f"{where}.weight", f"must be a number from 0 to {MAX_WEIGHT:g}"))
+    shares = change.get("distribution")
+    if "distribution" in change and not (
+        isinstance(shares, list)
+        and len(shares) == len(fam.levels)
+        and all(_is_number(v) and v >= 0 for v in shares)
+        and sum(shares) > 0
+    ):
+        why = f"must give a non-negative share for each of the levels {fam.levels}, not all zero"
+        problems.append((f"{where}.distribution", why))
+    return problems
+
+
+def changed_config(config: CurriculumConfig, change: Mapping[str, Any]) -> CurriculumConfig:
+    """``config`` with the change's band and weights (distributions live in the state)."""
+    families = change.get("families", {})
+    return replace(
+        config,
+        band=tuple(change["band"]) if "band" in change else config.band,
+        families=[
+            replace(fam, weight=float(families[fam.name]["weight"]))
+            if "weight" in families.get(fam.name, {})
+            else fam
+            for fam in config.families
+        ],
+    )
+
+
+def _good_band(band: Any) -> bool:
+    return (
+        isinstance(band, list)
+        and len(band) == 2
+        and all(_is_number(b) for b in band)
+        and 0 <= band[0] < band[1] <= 1
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 T = TypeVar("T")

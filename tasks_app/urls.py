@@ -1,13 +1,16 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from tasks_app.api import curricula, families, summary, verifiers
+from tasks_app.api import curricula, example_proposals, families, summary, verifiers
 
 router = SimpleRouter()
 router.register("families", families.FamilyViewSet, basename="family")
 router.register("pool-versions", families.PoolVersionViewSet, basename="pool-version")
 router.register("verifiers", verifiers.VerifierViewSet, basename="verifier")
 router.register("curricula", curricula.CurriculumViewSet, basename="curriculum")
+router.register(
+    "example-proposals", example_proposals.ExampleProposalViewSet, basename="example-proposal"
+)
 
 urlpatterns = [
     path("family-kinds/", families.FamilyKindsView.as_view(), name="family-kinds"),

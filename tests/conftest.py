@@ -21,6 +21,21 @@ from rest_framework.test import APIClient
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``gpu`` skip, saying why, where torch sees no CUDA device."""
+    gpu = [item for item in items if item.get_closest_marker("gpu")]
+    if not gpu:
+        return
+    import torch  # only when a gpu test was collected: most of the suite never needs torch
+
+    if torch.cuda.is_available():
+        return
+    build = "" if torch.version.cuda else f" (torch {torch.__version__} is built without CUDA)"
+    skip = pytest.mark.skip(reason=f"needs a CUDA device: none is visible{build}")
+    for item in gpu:
+        item.add_marker(skip)
+
+
 def need_service(reason: str) -> None:
     """Skip, or fail under REQUIRE_SERVICES=1, saying which service is missing."""
     if REQUIRE_SERVICES:

@@ -38,6 +38,12 @@ class SamplingConfig:
     """Nucleus sampling threshold (1.0 = off)."""
     top_k: int = 0
     """Top-k sampling (0 = off)."""
+    backend: str = "engine"
+    """`engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished
+    rows dropped); `hf`: Hugging Face's generate, the reference. Models the loop cannot run
+    (sliding-window or hybrid attention, flash attention) use `hf`, with a warning."""
+    compile: bool = False
+    """`engine` backend on CUDA only: torch.compile the one-token decode step (ignored on CPU)."""
 
 
 @dataclass
@@ -94,6 +100,10 @@ class BaseConfig:
         _check(self.gradient_accumulation_steps > 0, "gradient_accumulation_steps", "must be >= 1")
         _check(self.sampling.max_new_tokens > 0, "sampling.max_new_tokens", "must be positive")
         _check(self.sampling.temperature > 0, "sampling.temperature", "must be positive")
+        _check(self.warmup_steps >= 0, "warmup_steps", "must be >= 0")
+        _check(self.sampling.backend in ("engine", "hf"), "sampling.backend", "engine or hf")
+        _check(self.sampling.top_k >= 0, "sampling.top_k", "must be >= 0 (0 = off)")
+        _check(0 < self.sampling.top_p <= 1, "sampling.top_p", "must be in (0, 1]")
         batch = self.rollout_batch_size
         mini = self.mini_batch_size
         _check(batch % mini == 0, "micro_batch_size", f"micro x accumulation must divide {batch}")
@@ -103,6 +113,13 @@ class BaseConfig:
                 "gradient_accumulation_steps",
                 f"must divide the rollout batch of {batch}",
             )
+        total = self.max_steps * self.optimizer_steps_per_step
+        _check(
+            self.warmup_steps < total,
+            "warmup_steps",
+            f"must be below the run's {total} optimizer steps, or the learning rate never "
+            "reaches its peak",
+        )
 
     @property
     def rollout_batch_size(self) -> int:
@@ -152,6 +169,21 @@ class RLConfig(BaseConfig):
     """Clip rewards to [-reward_clip, reward_clip] after normalisation; None = off."""
     unscorable_reward: float = 0.0
     """Reward given to completions the reward function marks unscorable (None)."""
+    tis: str = "off"
+    """Truncated importance sampling against the generator's own log-probs: `off`, `token`
+    (each token's policy loss times min(pi_old / pi_sampler, tis_cap)) or `sequence` (the
+    completion's ratio, the product over its tokens, truncated, on all of its tokens). It
+    corrects a generation backend whose probabilities drift from the training forward pass,
+    which logprob_gap/* measures every step (Yao et al. 2025, "Your efficient RL framework
+    secretly brings you off-policy RL training"). GRPO, RLOO and PPO; rejection sampling
+    ignores it."""
+    tis_cap: float = 2.0
+    """Upper bound C of the truncated importance weight min(ratio, C)."""
+    verification_workers: int = 4
+    """Threads that run the reward function, each on a slice of the step's completions (1 = in
+    the training thread). The sandbox and the SQL box serve concurrent callers, so code
+    families verify this many completions at a time; above 1 the reward function must be
+    thread-safe (the platform's verifiers are)."""
 
     @property
     def rollout_batch_size(self) -> int:
@@ -163,8 +195,18 @@ class RLConfig(BaseConfig):
         _check(self.num_epochs >= 1, "num_epochs", "must be >= 1")
         _check(self.kl_estimator in ("none", "k1", "k3"), "kl_estimator", "must be none, k1 or k3")
         _check(self.reward_normalization in ("none", "batch"), "reward_normalization", "unknown")
+        _check(self.tis in ("off", "token", "sequence"), "tis", "must be off, token or sequence")
+        _check(self.tis_cap >= 1, "tis_cap", "must be >= 1 (below, on-policy tokens lose weight)")
+        _check(self.verification_workers >= 1, "verification_workers", "must be >= 1")
         if self.kl_estimator == "none":
             _check(self.kl_coef == 0.0, "kl_coef", "needs kl_estimator k1 or k3")
+        else:
+            why = f"must be above 0 with kl_estimator {self.kl_estimator}, or no KL is computed"
+            _check(self.kl_coef > 0, "kl_coef", f"{why} (set kl_estimator none to train without)")
+        _check(0 < self.clip_eps < 1, "clip_eps", "must be between 0 and 1")
+        high = self.clip_eps_high
+        _check(high is None or 0 < high < 1, "clip_eps_high", "must be between 0 and 1, or null")
+        _check(self.reward_clip is None or self.reward_clip > 0, "reward_clip", "must be > 0")
 
     @property
     def uses_reference(self) -> bool:
@@ -185,15 +227,38 @@ class GRPOConfig(RLConfig):
     """`sequence` (GRPO paper: mean per sequence, then over sequences), `token` (DAPO: over all
     tokens of the mini-batch), `constant` (Dr. GRPO: sum / (sequences x max_new_tokens))."""
     drop_zero_std_groups: bool = False
-    """Leave out groups whose rewards are all equal (DAPO dynamic sampling, without refilling)."""
+    """Leave out groups whose rewards are all equal, without replacing them (the batch shrinks;
+    `dynamic_sampling` replaces them with new groups)."""
     skip_zero_advantage: bool = True
     """Skip forward/backward for rows with zero advantage when no KL or entropy term needs
     them: the same gradient for less compute (most groups are all-pass or all-fail)."""
+    dynamic_sampling: bool = False
+    """DAPO dynamic sampling (Yu et al. 2025, arXiv:2503.14476): groups whose rewards are all
+    equal are left out and replaced, by generating and verifying groups for newly drawn
+    prompts, until the step has `prompts_per_step` groups with mixed rewards or
+    `max_refill_rounds` extra rounds have run (then the missing groups count for nothing).
+    Logs `dynamic_sampling/fill_rate`, `/rounds` and `/prompts_generated`."""
+    max_refill_rounds: int = 3
+    """Dynamic sampling only: extra generate-and-verify rounds a step may run. Each round
+    draws the missing groups divided by the share of mixed groups seen so far this step."""
+    async_verification: bool = False
+    """Verify a step's completions while the next step's are generated. The price is one
+    step of staleness: the update at step t trains on completions sampled before update t-1
+    was applied (one-step off-policy; the clipped ratio is taken against the log-probs of
+    the weights that sampled them), and the curriculum observes a step's verdicts after the
+    next step's prompts are drawn. The first step (and the first after a resume) is
+    on-policy; a resumed run does not repeat the interrupted run's draws exactly."""
 
     def validate(self) -> None:
         super().validate()
-        _check(self.group_size >= 2, "group_size", "GRPO needs at least 2 completions per prompt")
+        _check(
+            self.group_size >= 2,
+            "group_size",
+            f"{self.algorithm.upper()} needs at least 2 completions per prompt: its advantage "
+            "compares each completion with the others of its group",
+        )
         _check(self.advantage_estimator in ("grpo", "rloo"), "advantage_estimator", "unknown")
+        _check(self.max_refill_rounds >= 0, "max_refill_rounds", "must be >= 0")
         _check(
             self.loss_aggregation in ("sequence", "token", "constant"),
             "loss_aggregation",
@@ -234,6 +299,13 @@ class PPOConfig(RLConfig):
     whiten_advantages: bool = True
     """Standardise advantages over the batch."""
 
+    def validate(self) -> None:
+        super().validate()
+        _check(0 < self.gamma <= 1, "gamma", "must be in (0, 1]")
+        _check(0 <= self.lam <= 1, "lam", "must be in [0, 1]")
+        _check(self.vf_coef > 0, "vf_coef", "must be > 0, or the value head never learns")
+        _check(self.vf_clip > 0, "vf_clip", "must be > 0")
+
 
 @dataclass
 class SFTConfig(BaseConfig):
@@ -256,6 +328,14 @@ class RejectionConfig(RLConfig):
 
     micro_batch_size: int | None = None
     """Ignored: the kept answers of a step form one SFT batch, one optimizer step."""
+
+    def validate(self) -> None:
+        super().validate()
+        _check(
+            1 <= self.max_kept_per_prompt <= self.group_size,
+            "max_kept_per_prompt",
+            f"must be from 1 to group_size ({self.group_size}): only that many are sampled",
+        )
 
     @property
     def mini_batch_size(self) -> int:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
-from accelerate.utils import set_seed
+from accelerate import Accelerator
+from accelerate.utils import broadcast_object_list, set_seed
 from tqdm.auto import tqdm
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -28,6 +30,7 @@ from training.interfaces import (
     MetricsSink,
     RewardFn,
     RolloutSink,
+    SteerableSampler,
     TaskSampler,
 )
 from training.metrics import Timer
@@ -99,6 +102,8 @@ def _loop(
         if control is not None and main_decides(run.accelerator, control.should_stop):
             stopped = True
             break
+        if control is not None:
+            apply_changes(run, control)
         run.timer = Timer()
         start = time.perf_counter()
         metrics = step_fn(run)
@@ -123,10 +128,36 @@ def _loop(
         shown = "reward/mean" if "reward/mean" in metrics else "loss/sft"
         bar.set_postfix({shown.split("/")[0]: f"{metrics.get(shown, float('nan')):.3f}"})
     bar.close()
-    last_unsaved = store is not None and not stopped
-    if last_unsaved and main_decides(run.accelerator, lambda: not _saved_at(store, run.step)):
+    # A pause keeps its state (it resumes from it); a cancel or a lost run does not.
+    keep = not stopped or main_decides(run.accelerator, control.checkpoint_on_stop)
+    if (
+        store is not None
+        and keep
+        and main_decides(run.accelerator, lambda: not _saved_at(store, run.step))
+    ):
         save(run, store, metrics)
     return TrainResult(run.step, stopped, metrics, evals, run.policy, run.tokenizer)
+
+
+def apply_changes(run: Run, control: Control) -> None:
+    """Hand the changes made to the run since the last step to its sampler, on every process
+    alike (each draws the step's prompts from its own copy)."""
+    changes = main_answer(run.accelerator, lambda: control.pending_changes(run.step))
+    if not changes:
+        return
+    if not isinstance(run.sampler, SteerableSampler):
+        raise ValueError(f"{type(run.sampler).__name__} cannot change while it trains")
+    for change in changes:
+        run.sampler.apply(change)
+
+
+def main_answer(acc: Accelerator, ask: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The main process's `ask()` on every process (see `main_decides`)."""
+    if acc.num_processes == 1:
+        return ask()
+    answer = [ask() if acc.is_main_process else None]
+    broadcast_object_list(answer, from_process=0)
+    return answer[0] or []
 
 
 def _saved_at(store: CheckpointStore, step: int) -> bool:
@@ -172,20 +203,6 @@ def run_eval(run: Run, items: Sequence[Item]) -> EvalResult:
             max_new_tokens=run.config.sampling.max_new_tokens,
             seed=run.config.seed,
         )
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def run_eval_on(

@@ -1,7 +1,8 @@
 """Rollout generation behind a small interface.
 
-The default backend is Hugging Face `generate` with the KV cache on left-padded prompts.
-A vLLM backend would implement the same `Generator` protocol and take weight updates
+`HFGenerator` runs Hugging Face `generate` with the KV cache on left-padded prompts: the
+reference backend. The engine's own decode loop (`training.decode`, the default) and a vLLM
+backend implement the same `Generator` protocol; a vLLM one would take weight updates
 through `sync_weights`.
 """
 
@@ -24,6 +25,10 @@ class Rollout:
     completion_mask: torch.Tensor  # (B, C) 1 up to and including the first EOS
     texts: list[str]  # decoded completions, special tokens removed
     truncated: torch.Tensor  # (B,) bool: no EOS within max_new_tokens
+    logprobs: torch.Tensor | None = None
+    """(B, C) log-probability of each completion token under the sampling backend's forward
+    pass (at the sampling temperature, before top-k / top-p), 0 where masked; None when the
+    backend does not report them."""
 
     @property
     def input_ids(self) -> torch.Tensor:
@@ -46,6 +51,7 @@ class Rollout:
             self.completion_mask[index],
             texts,
             self.truncated[index],
+            None if self.logprobs is None else self.logprobs[index],
         )
 
 
@@ -83,10 +89,28 @@ class HFGenerator:
             pad_token_id=self.tokenizer.pad_token_id,
             eos_token_id=self.tokenizer.eos_token_id,
             use_cache=True,
+            return_dict_in_generate=True,
+            output_logits=True,  # raw logits, one (B, V) per step: the sampled tokens' log-probs
         )
         self.model.train(was_training)
-        completion_ids = out[:, prompt_ids.shape[1] :]
-        return finish_rollout(prompt_ids, prompt_mask, completion_ids, self.tokenizer)
+        completion_ids = out.sequences[:, prompt_ids.shape[1] :]
+        logprobs = sampled_logprobs(out.logits, completion_ids, sampling.temperature)
+        return finish_rollout(prompt_ids, prompt_mask, completion_ids, self.tokenizer, logprobs)
+
+
+def sampled_logprobs(
+    step_logits: tuple[torch.Tensor, ...], ids: torch.Tensor, temperature: float
+) -> torch.Tensor:
+    """(B, C) log-probs of `ids` under softmax(logits / temperature), from one (B, V) raw
+    logits tensor per step (temperature 0, greedy, scores at temperature 1)."""
+    scale = temperature or 1.0
+    return torch.stack(
+        [
+            (logits.float() / scale).log_softmax(dim=-1).gather(1, ids[:, t, None]).squeeze(1)
+            for t, logits in enumerate(step_logits)
+        ],
+        dim=1,
+    )
 
 
 def generate_kwargs(sampling: SamplingConfig) -> dict:
@@ -107,8 +131,9 @@ def finish_rollout(
     prompt_mask: torch.Tensor,
     completion_ids: torch.Tensor,
     tokenizer: PreTrainedTokenizerBase,
+    logprobs: torch.Tensor | None = None,
 ) -> Rollout:
-    """Mask everything after the first EOS, and decode."""
+    """Mask everything after the first EOS (ids and `logprobs`, both (B, C)), and decode."""
     is_eos = completion_ids == tokenizer.eos_token_id
     has_eos = is_eos.any(dim=1)
     first_eos = torch.where(has_eos, is_eos.int().argmax(dim=1), completion_ids.shape[1])
@@ -116,4 +141,8 @@ def finish_rollout(
     completion_mask = (positions[None, :] <= first_eos[:, None]).long()
     completion_ids = completion_ids.masked_fill(completion_mask == 0, tokenizer.pad_token_id)
     texts = tokenizer.batch_decode(completion_ids, skip_special_tokens=True)
-    return Rollout(prompt_ids, prompt_mask, completion_ids, completion_mask, texts, ~has_eos)
+    if logprobs is not None:
+        logprobs = logprobs * completion_mask
+    return Rollout(
+        prompt_ids, prompt_mask, completion_ids, completion_mask, texts, ~has_eos, logprobs
+    )

@@ -3,8 +3,10 @@
 rollout (G completions per prompt) -> rewards -> group advantages -> `num_epochs` passes of
 clipped-surrogate loss (+ KL to the reference, - entropy bonus) -> metrics.
 Options: Dr. GRPO (`scale_rewards=False`, `loss_aggregation="constant"`), DAPO
-(`clip_eps_high`, `loss_aggregation="token"`, `drop_zero_std_groups`), RLOO
-(`advantage_estimator="rloo"`).
+(`clip_eps_high`, `loss_aggregation="token"`, `dynamic_sampling` refilling flat groups, see
+`training.dynamic_sampling`, or `drop_zero_std_groups` only leaving them out), RLOO
+(`advantage_estimator="rloo"`). The step's first rollout comes from `training.pipeline`: made
+now, or one step ahead with its verification in the background (`async_verification`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from functools import partial
 import torch
 
 from training.config import GRPOConfig
+from training.dynamic_sampling import refill
 from training.losses import (
     aggregate,
     clipped_surrogate,
@@ -22,23 +25,26 @@ from training.losses import (
     kl_estimate,
     masked_mean,
     token_logprobs,
+    truncated_is_weights,
     zero_std_groups,
 )
-from training.metrics import MetricLists
+from training.metrics import MetricLists, logprob_gap, tis_metrics, zero_std_breakdown
+from training.pipeline import first_rollout
 from training.step import (
     Batch,
     Run,
     completion_logits,
     micro_batches,
-    rollout,
-    sample_items,
+    rollout_logprobs,
     update,
 )
 
 
 def train_step(run: Run) -> dict[str, float]:
     config: GRPOConfig = run.config
-    batch = rollout(run, sample_items(run), config.group_size)
+    batch = first_rollout(run)
+    if config.dynamic_sampling:
+        batch = refill(run, batch)  # exactly prompts_per_step groups, mixed ones first
     metrics = batch.metrics
 
     # Advantages: one scalar per sequence, broadcast over its tokens.
@@ -47,8 +53,11 @@ def train_step(run: Run) -> dict[str, float]:
     )  # (B,)
     batch.advantages = advantages
     flat = zero_std_groups(batch.rewards, config.group_size)  # (B,)
-    metrics["frac_reward_zero_std"] = flat.float().mean().item()
-    keep = ~flat if config.drop_zero_std_groups else torch.ones_like(flat)
+    if not config.dynamic_sampling:  # which reports them over every group it generated
+        metrics["frac_reward_zero_std"] = flat.float().mean().item()
+        metrics.update(zero_std_breakdown(batch.items, flat, config.group_size))
+    dropping = config.drop_zero_std_groups or config.dynamic_sampling
+    keep = ~flat if dropping else torch.ones_like(flat)
     # Across processes every rank must run the same forward/backward passes, or the gradient
     # all-reduce of one waits forever for the other: no rank may skip rows on its own
     # rewards. Rows it would skip still count for nothing (their loss is masked out).
@@ -86,24 +95,15 @@ def train_step(run: Run) -> dict[str, float]:
 
 @torch.no_grad()
 def reference_logprobs(run: Run, batch: Batch) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-    """Log-probs (B, C) of the sampling policy (needed only for several epochs; with one, the
-    ratio is exp(logp - logp.detach()) = 1 and the old log-probs are the current ones) and of
-    the frozen reference (only when a KL term is on)."""
-    config, old, ref = run.config, None, None
-    if config.num_epochs > 1:
-        old = _logprobs(run.model, batch, config.sampling.temperature, run)
+    """Log-probs (B, C) of the sampling policy (needed only for several epochs or completions
+    sampled by earlier weights; otherwise the ratio is exp(logp - logp.detach()) = 1 and the
+    old log-probs are the current ones) and of the frozen reference (only with a KL term)."""
+    old, ref = batch.behaviour_logps, None
+    if old is None and run.config.num_epochs > 1:
+        old = rollout_logprobs(run, run.model, batch.rollout)
     if run.ref_model is not None:
-        ref = _logprobs(run.ref_model, batch, config.sampling.temperature, run)
+        ref = rollout_logprobs(run, run.ref_model, batch.rollout)
     return old, ref
-
-
-def _logprobs(model, batch: Batch, temperature: float, run: Run) -> torch.Tensor:
-    chunks = []
-    with run.accelerator.autocast():
-        for rows in torch.arange(len(batch.items)).split(run.config.micro_size):
-            logits, _ = completion_logits(model, batch.rollout.select(rows), temperature)
-            chunks.append(token_logprobs(logits, batch.rollout.completion_ids[rows]))
-    return torch.cat(chunks)
 
 
 def policy_loss(
@@ -127,9 +127,16 @@ def policy_loss(
     per_token_loss, low, high = clipped_surrogate(
         logps - old, advantages[rows, None], config.clip_eps, eps_high
     )
+    # The sampler's log-probs against the trainer's old ones: always measured, corrected
+    # with truncated importance sampling when asked.
+    diagnostics = logprob_gap(old, mb.logprobs, mb.completion_mask)
+    if config.tis != "off":
+        weights = truncated_is_weights(old, mb.logprobs, mask, config.tis, config.tis_cap)
+        per_token_loss = per_token_loss * weights
+        diagnostics.update(tis_metrics(weights, mask, config.tis_cap))
     entropy = entropy_from_logits(logits.detach() if config.entropy_coef == 0 else logits)
     per_token_loss = per_token_loss - config.entropy_coef * entropy
-    diagnostics = {"entropy": masked_mean(entropy, mask).item()}
+    diagnostics["entropy"] = masked_mean(entropy, mask).item()
     if ref_logps is not None:
         per_token_kl = kl_estimate(logps, ref_logps[rows], config.kl_estimator)
         per_token_loss = per_token_loss + config.kl_coef * per_token_kl

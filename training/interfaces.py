@@ -52,6 +52,15 @@ class TaskSampler(Protocol):
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
 
 
+@runtime_checkable
+class SteerableSampler(TaskSampler, Protocol):
+    """A sampler whose plan can change while the run trains (a curriculum edited mid-run)."""
+
+    def apply(self, change: dict[str, Any]) -> None:
+        """Apply `change` (JSON-able, the sampler's own format) before the next draw; it must
+        reach `state_dict`, so a resumed run samples under it. ValueError when it is invalid."""
+
+
 RewardFn = Callable[[Sequence[Item], Sequence[str]], list[RewardResult]]
 """`reward_fn(items, completions) -> results`, one result per completion."""
 
@@ -75,6 +84,8 @@ class Completion:
     advantage: float | None
     """The advantage it was trained with (the mean over its tokens for PPO); None when the
     algorithm has none (rejection sampling)."""
+    tokens: int = 0
+    """Its length in generated tokens."""
 
 
 @runtime_checkable
@@ -85,9 +96,20 @@ class RolloutSink(Protocol):
 
 @runtime_checkable
 class Control(Protocol):
-    """How a worker steers a run: cancellation and progress."""
+    """How a worker steers a run: stopping, progress, and changes made while it trains.
+
+    The engine asks between steps, on the main process only; every process gets its answer.
+    """
 
     def should_stop(self) -> bool: ...
+
+    def checkpoint_on_stop(self) -> bool:
+        """Whether a stop saves a checkpoint first: yes for a pause (it resumes from there),
+        no for a cancel or for an attempt that lost its run to another worker."""
+
+    def pending_changes(self, step: int) -> list[dict[str, Any]]:
+        """Changes to hand to the sampler (`SteerableSampler.apply`) before step `step + 1`;
+        what is returned counts as applied after step `step`."""
 
     def progress(self, step: int, total: int, metrics: dict[str, float]) -> None: ...
 
@@ -126,11 +148,20 @@ class ListSampler:
 
 
 class MemorySink:
-    """Keeps every logged row; `stop_after` makes `should_stop` true after that step."""
+    """Keeps every logged row; `stop_after` makes `should_stop` true after that step (with a
+    checkpoint first when `save_on_stop`); `changes[step]` are handed out after `step`."""
 
-    def __init__(self, stop_after: int | None = None) -> None:
+    def __init__(
+        self,
+        stop_after: int | None = None,
+        *,
+        save_on_stop: bool = False,
+        changes: dict[int, list[dict[str, Any]]] | None = None,
+    ) -> None:
         self.rows: list[tuple[int, dict[str, float]]] = []
         self.stop_after = stop_after
+        self.save_on_stop = save_on_stop
+        self.changes = dict(changes or {})
 
     def log(self, step: int, metrics: dict[str, float]) -> None:
         self.rows.append((step, dict(metrics)))
@@ -139,6 +170,12 @@ class MemorySink:
         return (
             self.stop_after is not None and bool(self.rows) and self.rows[-1][0] >= self.stop_after
         )
+
+    def checkpoint_on_stop(self) -> bool:
+        return self.save_on_stop
+
+    def pending_changes(self, step: int) -> list[dict[str, Any]]:
+        return self.changes.pop(step, [])
 
     def progress(self, step: int, total: int, metrics: dict[str, float]) -> None:
         pass

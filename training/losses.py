@@ -81,6 +81,28 @@ def clipped_surrogate(
     return per_token_loss, low_clipped, high_clipped
 
 
+def truncated_is_weights(
+    old_logps: torch.Tensor,
+    sampling_logps: torch.Tensor | None,
+    mask: torch.Tensor,
+    level: str,
+    cap: float,
+) -> torch.Tensor:
+    """Truncated importance weights min(pi_old / pi_sampler, cap), detached: (B, T) for
+    `token`, (B, 1) for `sequence` (the ratio of the whole completion, a product over its
+    masked tokens). The policy-gradient loss is multiplied by them so completions sampled by
+    a backend whose probabilities drift from the trainer's still estimate the trainer's
+    gradient, with bounded variance (Yao et al. 2025, "Your efficient RL framework secretly
+    brings you off-policy RL training"; Ionides 2008 for truncated IS).
+    """
+    if sampling_logps is None:
+        raise ValueError("tis: the generation backend reported no sampling log-probs")
+    log_ratio = (old_logps.detach() - sampling_logps) * mask  # (B, T); 0 on padding
+    if level == "sequence":
+        log_ratio = log_ratio.sum(dim=1, keepdim=True)  # (B, 1)
+    return torch.exp(log_ratio).clamp(max=cap)
+
+
 def kl_k1(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
     """k1 = log pi - log pi_ref: unbiased, high variance, can be negative (Schulman 2020,
     "Approximating KL Divergence", http://joschu.net/blog/kl-approx.html)."""

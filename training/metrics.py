@@ -12,10 +12,12 @@ import torch
 
 from training.generation import Rollout
 from training.interfaces import Item, RewardResult
+from training.losses import masked_mean
 
 
 class MetricLists:
-    """Values collected as lists per key and averaged NaN-free when flushed (as TRL does)."""
+    """Values collected as lists per key and averaged NaN-free when flushed (as TRL does);
+    a key ending in `/max` or `/min` keeps the extreme instead (TRL's nanmax / nanmin)."""
 
     def __init__(self) -> None:
         self.values: dict[str, list[float]] = defaultdict(list)
@@ -29,9 +31,40 @@ class MetricLists:
         for key, values in self.values.items():
             finite = [v for v in values if not math.isnan(v)]
             if finite:
-                out[key] = sum(finite) / len(finite)
+                out[key] = reduce_values(key, finite)
         self.values.clear()
         return out
+
+
+def reduce_values(key: str, values: list[float]) -> float:
+    if key.endswith("/max"):
+        return max(values)
+    if key.endswith("/min"):
+        return min(values)
+    return sum(values) / len(values)
+
+
+def logprob_gap(
+    train_logps: torch.Tensor, sampling_logps: torch.Tensor | None, mask: torch.Tensor
+) -> dict[str, float]:
+    """`logprob_gap/mean` and `/max`: |log pi_train - log pi_sampler| per completion token
+    (B, C), over `mask`. How far the generator's probabilities are from the training forward
+    pass's on the same tokens; ~0 in float32 for both backends, larger in bf16 or with a
+    different inference engine (TRL's `sampling/sampling_logp_difference/*`)."""
+    if sampling_logps is None or not mask.any():
+        return {}
+    gap = (train_logps.detach() - sampling_logps).abs()[mask.bool()]
+    return {"logprob_gap/mean": gap.mean().item(), "logprob_gap/max": gap.max().item()}
+
+
+def tis_metrics(weights: torch.Tensor, mask: torch.Tensor, cap: float) -> dict[str, float]:
+    """Mean truncated importance weight over the masked tokens, and the share cut at the cap;
+    `weights` is (B, T) or (B, 1) per sequence."""
+    weights = weights.expand_as(mask)
+    return {
+        "tis/weight_mean": masked_mean(weights, mask).item(),
+        "tis/truncated_frac": masked_mean((weights >= cap).float(), mask).item(),
+    }
 
 
 class Timer:
@@ -82,6 +115,23 @@ def success_breakdown(items: Sequence[Item], results: Sequence[RewardResult]) ->
         groups["success"].append(result.passed)
         groups[f"success/{item.family}"].append(result.passed)
         groups[f"success/{item.family}/d{item.difficulty}"].append(result.passed)
+    return {key: sum(v) / len(v) for key, v in groups.items()}
+
+
+def zero_std_breakdown(
+    items: Sequence[Item], flat: torch.Tensor, group_size: int
+) -> dict[str, float]:
+    """Share of groups without learning signal by family x difficulty,
+    ``frac_reward_zero_std/<family>/d<k>``: a curriculum shows where it wastes its samples.
+
+    ``flat`` is ``losses.zero_std_groups``'s (B,) mask; the G rows of a group answer one
+    prompt, so the group's first row names its family and level.
+    """
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for start in range(0, len(items), group_size):
+        item = items[start]
+        key = f"frac_reward_zero_std/{item.family}/d{item.difficulty}"
+        groups[key].append(bool(flat[start]))
     return {key: sum(v) / len(v) for key, v in groups.items()}
 
 

@@ -20,9 +20,10 @@ from training.losses import (
     masked_mean,
     masked_sum,
     token_logprobs,
+    truncated_is_weights,
     whiten,
 )
-from training.metrics import MetricLists
+from training.metrics import MetricLists, logprob_gap, tis_metrics
 from training.step import (
     Batch,
     Run,
@@ -98,6 +99,13 @@ def ppo_loss(run: Run, batch: Batch, old_logps, old_values, advantages, returns,
     pg_loss, low, high = clipped_surrogate(
         logps - old_logps[rows], advantages[rows], config.clip_eps, eps_high
     )
+    diagnostics = logprob_gap(old_logps[rows], mb.logprobs, mask)
+    if config.tis != "off":
+        weights = truncated_is_weights(
+            old_logps[rows], mb.logprobs, mask, config.tis, config.tis_cap
+        )
+        pg_loss = pg_loss * weights
+        diagnostics.update(tis_metrics(weights, mask, config.tis_cap))
 
     # Clipped value loss (cleanrl's ppo.py): max of unclipped and clipped squared errors.
     values = run.critic(hidden)
@@ -110,6 +118,7 @@ def ppo_loss(run: Run, batch: Batch, old_logps, old_values, advantages, returns,
     per_token_loss = pg_loss + config.vf_coef * vf_loss - config.entropy_coef * entropy
     loss = masked_sum(per_token_loss, mask) / max(n_tokens, 1)
     return loss, {
+        **diagnostics,
         "loss/policy": masked_mean(pg_loss, mask).item(),
         "loss/value": masked_mean(vf_loss, mask).item(),
         "entropy": masked_mean(entropy, mask).item(),

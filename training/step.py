@@ -11,7 +11,7 @@ import contextlib
 import copy
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from accelerate import Accelerator
@@ -19,11 +19,16 @@ from accelerate.utils import broadcast_object_list, gather_object
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_scheduler
 
 from training.config import BaseConfig, RLConfig
-from training.generation import HFGenerator, Rollout
+from training.decode import make_generator
+from training.generation import Generator, HFGenerator, Rollout
 from training.interfaces import Completion, Item, RewardFn, RewardResult, TaskSampler
-from training.losses import normalize_and_clip
+from training.losses import normalize_and_clip, token_logprobs
 from training.metrics import MetricLists, Timer, completion_metrics, reward_metrics
 from training.models import ValueHead
+from training.verification import verify
+
+if TYPE_CHECKING:
+    from training.pipeline import Pending
 
 
 @dataclass
@@ -38,7 +43,7 @@ class Run:
     scheduler: Any
     sampler: TaskSampler
     reward_fn: RewardFn
-    generator: HFGenerator
+    generator: Generator
     ref_model: torch.nn.Module | None = None
     value_head: torch.nn.Module | None = None
     step: int = 0
@@ -47,6 +52,8 @@ class Run:
     """Completion tokens generated (or trained on, for SFT) by every process so far."""
     batch: Batch | None = None
     """This step's verified rollout, kept until the driver has reported its completions."""
+    pending: Pending | None = None
+    """With `async_verification`: the next step's rollout, generated and being verified."""
 
     @property
     def policy(self) -> PreTrainedModel:
@@ -71,15 +78,19 @@ class Batch:
     metrics: dict[str, float]
     group_size: int = 1
     advantages: torch.Tensor | None = None  # (B,) set by the algorithm once computed
+    behaviour_logps: torch.Tensor | None = None
+    """(B, C) log-probs under the weights that sampled the batch, when those are not the
+    current ones (async verification trains on the previous step's completions)."""
 
     def completions(self) -> list[Completion]:
         """Each row with its verdict, group, sample index and advantage, for a rollout sink."""
         n, size = len(self.items), self.group_size
         advantages = self.advantages.tolist() if self.advantages is not None else [None] * n
+        lengths = self.rollout.lengths.tolist()
         return [
-            Completion(item, text, result, row // size, row % size, advantage)
-            for row, (item, text, result, advantage) in enumerate(
-                zip(self.items, self.rollout.texts, self.results, advantages, strict=True)
+            Completion(item, text, result, row // size, row % size, advantage, int(tokens))
+            for row, (item, text, result, advantage, tokens) in enumerate(
+                zip(self.items, self.rollout.texts, self.results, advantages, lengths, strict=True)
             )
         ]
 
@@ -130,7 +141,13 @@ def build_run(
     )
     unwrapped = accelerator.unwrap_model(model)
     is_fsdp = accelerator.distributed_type.name.startswith("FSDP")
-    generator = HFGenerator(model if is_fsdp else unwrapped, tokenizer)
+    # An FSDP module gathers its shards inside `generate`; the decode loop calls the
+    # unwrapped module, which only holds this rank's shard there.
+    generator = (
+        HFGenerator(model, tokenizer)
+        if is_fsdp
+        else make_generator(config.sampling, unwrapped, tokenizer)
+    )
     return Run(
         config,
         accelerator,
@@ -155,25 +172,46 @@ def sample_items(run: Run) -> list[Item]:
 
 def rollout(run: Run, items: Sequence[Item], group_size: int) -> Batch:
     """Generate G completions per item, verify them, and turn results into rewards."""
-    config = run.config
-    with run.timer("generation"), run.accelerator.autocast():
-        out = run.generator.generate([it.prompt for it in items], config.sampling, n=group_size)
-    rows = [it for it in items for _ in range(group_size)]
+    rows, out = generate(run, items, group_size)
     with run.timer("verification"):
-        results = run.reward_fn(rows, out.texts)
-    device = out.completion_ids.device
-    raw = torch.tensor(
-        [config.unscorable_reward if r.reward is None else r.reward for r in results],
-        dtype=torch.float32,
-        device=device,
-    )
-    rewards = normalize_and_clip(raw, config.reward_normalization, config.reward_clip)
+        results = verify(run.reward_fn, rows, out.texts, run.config.verification_workers)
+    return verified_batch(run, rows, out, results, group_size)
+
+
+def generate(run: Run, items: Sequence[Item], group_size: int) -> tuple[list[Item], Rollout]:
+    """G completions per item: the rows (each item G times, grouped) and their rollout."""
+    with run.timer("generation"), run.accelerator.autocast():
+        out = run.generator.generate([it.prompt for it in items], run.config.sampling, n=group_size)
+    return [it for it in items for _ in range(group_size)], out
+
+
+def verified_batch(
+    run: Run, rows: list[Item], out: Rollout, results: list[RewardResult], group_size: int
+) -> Batch:
+    """The step's batch from verified rows; the sampler observes every process's verdicts."""
+    raw = raw_rewards(run.config, results, out.completion_ids.device)
+    rewards = normalize_and_clip(raw, run.config.reward_normalization, run.config.reward_clip)
     run.sampler.observe(*global_results(run.accelerator, rows, results))
+    metrics = rollout_metrics(rows, results, raw, out)
+    run.batch = Batch(rows, out, results, rewards, metrics, group_size)
+    return run.batch
+
+
+def raw_rewards(
+    config: RLConfig, results: Sequence[RewardResult], device: torch.device
+) -> torch.Tensor:
+    """(B,) rewards as the reward function gave them, `unscorable_reward` for None."""
+    values = [config.unscorable_reward if r.reward is None else r.reward for r in results]
+    return torch.tensor(values, dtype=torch.float32, device=device)
+
+
+def rollout_metrics(
+    rows: Sequence[Item], results: Sequence[RewardResult], raw: torch.Tensor, out: Rollout
+) -> dict[str, float]:
     metrics = {**reward_metrics(rows, results, raw), **completion_metrics(out)}
     metrics["perf/completion_tokens"] = out.lengths.sum().item()
     metrics["perf/completions"] = len(rows)
-    run.batch = Batch(rows, out, results, rewards, metrics, group_size)
-    return run.batch
+    return metrics
 
 
 def global_results(
@@ -221,6 +259,17 @@ def completion_logits(
     logits = out.logits[:, :-1].float() / temperature
     states = out.hidden_states[-1][:, -n - 1 : -1] if hidden else None
     return logits, states
+
+
+@torch.no_grad()
+def rollout_logprobs(run: Run, model: torch.nn.Module, out: Rollout) -> torch.Tensor:
+    """(B, C) log-probs of `out`'s completion tokens under `model`, in micro-batches."""
+    chunks = []
+    with run.accelerator.autocast():
+        for rows in torch.arange(len(out.texts)).split(run.config.micro_size):
+            logits, _ = completion_logits(model, out.select(rows), run.config.sampling.temperature)
+            chunks.append(token_logprobs(logits, out.completion_ids[rows]))
+    return torch.cat(chunks)
 
 
 def micro_batches(n_rows: int, config: BaseConfig) -> Iterator[list[torch.Tensor]]:

@@ -158,6 +158,12 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "ENUM_NAME_OVERRIDES": {
+        # Background jobs (pool grading, pre-flights) share one set of states.
+        "JobStateEnum": "experiments.models.preflight.PreflightState",
+        "RunStateEnum": "experiments.models.runs.RunState",
+        "RunEventKindEnum": "experiments.models.control.RunEventKind",
+    },
 }
 
 # --- Celery / channels --------------------------------------------------------------------
@@ -216,6 +222,7 @@ CELERY_TASK_ROUTES = {
     "experiments.tasks.run_training": {"queue": "gpu"},
     "experiments.tasks.run_evaluation": {"queue": "cpu"},
     "experiments.tasks.grade_pool_version": {"queue": "cpu"},
+    "experiments.tasks.run_preflight": {"queue": "cpu"},
     "tasks_app.jobs.*": {"queue": "cpu"},
 }
 (VAR_DIR / "results").mkdir(exist_ok=True)

@@ -1,4 +1,5 @@
-"""GET /api/v1/algorithms/: what an experiment's ``algorithm`` and ``hyperparameters`` accept.
+"""GET /api/v1/algorithms/: what an experiment's ``algorithm`` and ``hyperparameters`` accept;
+GET /api/v1/algorithms/presets/: the named recipes (GRPO, Dr. GRPO, DAPO...) as values of them.
 
 Read-only and the same for everyone signed in: the engine's configs, their defaults and the
 sentence documenting each field (``experiments.algorithms``), for the experiment wizard.
@@ -33,6 +34,34 @@ class AlgorithmSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="What `config.algorithm` names.")
     summary = serializers.CharField(help_text="The algorithm and its paper.")
     fields = HyperparameterSerializer(many=True)
+
+
+class PresetValueSerializer(serializers.Serializer):
+    path = serializers.CharField(help_text="The hyper-parameter, as in `fields`.")
+    value = serializers.JSONField(help_text="The value the preset gives it.")
+    help = serializers.CharField(help_text="What the field is (the engine config's sentence).")
+    why = serializers.CharField(help_text="Why the recipe sets it so (may be empty).")
+
+
+class PresetSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="Its id, e.g. `dr-grpo`.")
+    title = serializers.CharField()
+    algorithm = serializers.CharField(help_text="The `config.algorithm` it fills.")
+    summary = serializers.CharField()
+    source = serializers.CharField(help_text="The paper it follows.")
+    values = PresetValueSerializer(many=True, help_text="What it sets; the rest keep yours.")
+
+
+class PresetsView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses=PresetSerializer(many=True),
+        description="Named, validated algorithm presets, every value explained.",
+    )
+    def get(self, request: Request) -> Response:
+        specs = [asdict(spec) for spec in algorithms.presets()]
+        return Response(PresetSerializer(specs, many=True).data)
 
 
 class AlgorithmsView(APIView):

@@ -26,6 +26,7 @@ from ..models import Experiment
 from ..services import experiments as services
 from ..services import runs as run_services
 from .runs import RunSerializer
+from .usage import BudgetSerializer
 
 # --- the configuration's shape (documentation; validation is experiments.config) ---------
 
@@ -91,6 +92,10 @@ class ExperimentConfigSerializer(serializers.Serializer):
     )
     rollout_groups = serializers.IntegerField(
         help_text="Groups of completions stored per step for the run's page."
+    )
+    budget = BudgetSerializer(
+        required=False,
+        help_text="What each run may use; a run that crosses it pauses itself and says why.",
     )
 
 

@@ -1,4 +1,5 @@
-"""Run endpoints: list and watch runs, cancel one, its checkpoints and rollouts, compare runs."""
+"""Run endpoints: list and watch runs, cancel one, its checkpoints, inspect and flag its rollouts,
+compare runs."""
 
 from __future__ import annotations
 
@@ -7,19 +8,25 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, viewsets
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
+from crucible.api.serializers import StrictSerializer
 
 from .. import config as cfg
 from ..models import Checkpoint, Rollout, Run
+from ..services import rollouts as inspector
 from ..services import runs as services
 from ..services.recording import ROLLOUT_FIELDS
+from .health import RunHealthSerializer, run_health
+from .usage import BudgetSerializer
 
 MAX_COMPARED = 10
 
@@ -31,6 +38,12 @@ class RunSerializer(serializers.ModelSerializer):
     summary = serializers.DictField(
         child=serializers.FloatField(allow_null=True),
         help_text="The last value of every metric (null for NaN).",
+    )
+    budget = serializers.SerializerMethodField(
+        help_text="What the run may use; crossing it pauses the run."
+    )
+    health = serializers.SerializerMethodField(
+        help_text="Reward-hacking and drift signals as last checked; a breach may pause the run."
     )
 
     class Meta:
@@ -50,14 +63,30 @@ class RunSerializer(serializers.ModelSerializer):
             "heartbeat_at",
             "attempts",
             "cancel_requested",
+            "pause_requested",
+            "pause_reason",
+            "budget",
+            "worker_seconds",
+            "generated_tokens",
+            "judge_tokens",
+            "cost",
             "step",
             "max_steps",
             "resumed_from_step",
             "failure_reason",
             "log_tail",
             "summary",
+            "health",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(BudgetSerializer)
+    def get_budget(self, run: Run) -> dict[str, float | None]:
+        return {key: (run.budget or {}).get(key) for key in cfg.BUDGET_KEYS}
+
+    @extend_schema_field(RunHealthSerializer)
+    def get_health(self, run: Run) -> dict[str, Any]:
+        return run_health(run)
 
 
 class RunListSerializer(RunSerializer):
@@ -98,6 +127,70 @@ class RolloutSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class RolloutFlagSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The proposal (GET /example-proposals/<id>/).")
+    status = serializers.CharField(help_text="proposed, accepted or rejected.")
+    label = serializers.CharField(help_text="The label proposed for the completion: good or bad.")
+    verifier = serializers.IntegerField()
+    created_by = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class InspectedRolloutSerializer(RolloutSerializer):
+    matches = serializers.SerializerMethodField(help_text="It passes the filters.")
+    flag = serializers.SerializerMethodField(help_text="Its verdict's flag, if flagged.")
+
+    class Meta(RolloutSerializer.Meta):
+        fields = [*RolloutSerializer.Meta.fields, "matches", "flag"]
+        read_only_fields = fields
+
+    def get_matches(self, rollout: Rollout) -> bool:
+        return rollout.pk in self.context["matched"]
+
+    @extend_schema_field(RolloutFlagSerializer(allow_null=True))
+    def get_flag(self, rollout: Rollout) -> dict[str, Any] | None:
+        flag = self.context["flags"].get(rollout.pk)
+        return None if flag is None else RolloutFlagSerializer(flag).data
+
+
+class RolloutGroupSerializer(serializers.Serializer):
+    step = serializers.IntegerField()
+    group = serializers.IntegerField()
+    rollouts = serializers.SerializerMethodField(help_text="All its stored completions.")
+
+    @extend_schema_field(InspectedRolloutSerializer(many=True))
+    def get_rollouts(self, shown: inspector.ShownGroup) -> list[dict[str, Any]]:
+        context = {"matched": shown.matched, "flags": shown.flags}
+        return InspectedRolloutSerializer(shown.rollouts, many=True, context=context).data
+
+
+class FlagSerializer(StrictSerializer):
+    note = serializers.CharField(
+        max_length=300,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Why the verdict is wrong, for the verifier's team.",
+    )
+
+
+ROLLOUT_FILTERS = [
+    OpenApiParameter("step", OpenApiTypes.INT),
+    OpenApiParameter("family", OpenApiTypes.STR),
+    OpenApiParameter("difficulty", OpenApiTypes.INT),
+    OpenApiParameter("passed", OpenApiTypes.BOOL, description="The verdict."),
+    OpenApiParameter("error_type", OpenApiTypes.STR),
+    OpenApiParameter("reward_min", OpenApiTypes.NUMBER),
+    OpenApiParameter("reward_max", OpenApiTypes.NUMBER),
+    OpenApiParameter(
+        "search",
+        OpenApiTypes.STR,
+        description="Text in the prompt or the completion, any case "
+        f"(at most {inspector.MAX_SEARCH_CHARS} characters).",
+    ),
+]
+
+
 class ComparedRunSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     experiment = serializers.IntegerField()
@@ -129,18 +222,6 @@ class ComparisonSerializer(serializers.Serializer):
     config_differences = ConfigRowSerializer(many=True)
 
 
-def _flag(value: str, name: str) -> bool:
-    if value not in ("true", "false"):
-        raise serializers.ValidationError({name: ["must be true or false"]})
-    return value == "true"
-
-
-def _whole(value: str, name: str) -> int:
-    if not value.isdigit():
-        raise serializers.ValidationError({name: ["must be a whole number"]})
-    return int(value)
-
-
 class RunViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
     """Runs of the caller's teams' experiments; POST cancel/ stops one."""
 
@@ -170,27 +251,48 @@ class RunViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
         run = self.get_object()
         return Response(CheckpointSerializer(run.checkpoints.order_by("step"), many=True).data)
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("step", OpenApiTypes.INT),
-            OpenApiParameter("family", OpenApiTypes.STR),
-            OpenApiParameter("passed", OpenApiTypes.BOOL),
-        ],
-        responses=RolloutSerializer(many=True),
-    )
+    @extend_schema(parameters=ROLLOUT_FILTERS, responses=RolloutSerializer(many=True))
     @action(detail=True, methods=["get"], filterset_fields=None, filter_backends=[])
     def rollouts(self, request: Request, pk: str | None = None) -> Response:
         """Stored completions with their layered verdicts, by step, group and sample."""
-        rows = self.get_object().rollouts.order_by("step", "group", "sample")
-        params = request.query_params
-        if "step" in params:
-            rows = rows.filter(step=_whole(params["step"], "step"))
-        if params.get("family"):
-            rows = rows.filter(family=params["family"])
-        if "passed" in params:
-            rows = rows.filter(passed=_flag(params["passed"], "passed"))
-        page = self.paginate_queryset(rows)
+        found = inspector.parse_filter(request.query_params)
+        page = self.paginate_queryset(inspector.matching(self.get_object(), found))
         return self.get_paginated_response(RolloutSerializer(page, many=True).data)
+
+    @extend_schema(parameters=ROLLOUT_FILTERS, responses=RolloutGroupSerializer(many=True))
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="rollout-groups",
+        filterset_fields=None,
+        filter_backends=[],
+    )
+    def rollout_groups(self, request: Request, pk: str | None = None) -> Response:
+        """The inspector: each step's groups with a completion that matches the filters, with
+        all of the group's completions (``matches`` says which), their verdicts and flags."""
+        run = self.get_object()
+        found = inspector.parse_filter(request.query_params)
+        pairs = self.paginate_queryset(inspector.matching_groups(run, found))
+        shown = inspector.shown_groups(run, list(pairs or []), found)
+        return self.get_paginated_response(RolloutGroupSerializer(shown, many=True).data)
+
+    @extend_schema(request=FlagSerializer, responses={201: RolloutFlagSerializer})
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path=r"rollouts/(?P<rollout_id>\d+)/flag",
+        permission_classes=[IsAuthenticated],  # any member may flag; editors decide
+    )
+    def flag(
+        self, request: Request, pk: str | None = None, rollout_id: str | None = None
+    ) -> Response:
+        """Flag the completion's verdict as wrong: it is proposed as a labelled example (known
+        good if the verifier failed it, known bad if it passed it) to the verifier's team."""
+        rollout = get_object_or_404(self.get_object().rollouts, pk=rollout_id)
+        body = FlagSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        flag = inspector.flag(request.user, rollout, body.validated_data["note"])
+        return Response(RolloutFlagSerializer(flag).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         parameters=[
@@ -250,4 +352,3 @@ def comparison(compared: list[Run]) -> dict[str, Any]:
         ],
         "config_differences": differing,
     }
-

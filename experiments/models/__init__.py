@@ -1,7 +1,47 @@
 """Experiments (frozen configurations), their runs, what runs record, and the workers."""
 
+from .control import RunEvent, RunEventKind
+from .evaluation import (
+    EvaluationJob,
+    EvaluationReport,
+    EvaluationResult,
+    EvaluationState,
+    ReportComment,
+    ReportReview,
+    ReportState,
+    ReviewDecision,
+    ReviewPolicy,
+)
 from .experiments import Experiment
+from .health import HealthSettings
+from .preflight import PreflightReport, PreflightState
 from .runs import Checkpoint, MetricPoint, Rollout, Run, RunState
+from .usage import CostRate, TeamQuota, Usage
 from .workers import Worker
 
-__all__ = ["Checkpoint", "Experiment", "MetricPoint", "Rollout", "Run", "RunState", "Worker"]
+__all__ = [
+    "Checkpoint",
+    "CostRate",
+    "EvaluationJob",
+    "EvaluationReport",
+    "EvaluationResult",
+    "EvaluationState",
+    "Experiment",
+    "HealthSettings",
+    "MetricPoint",
+    "PreflightReport",
+    "PreflightState",
+    "ReportComment",
+    "ReportReview",
+    "ReportState",
+    "ReviewDecision",
+    "ReviewPolicy",
+    "Rollout",
+    "Run",
+    "RunEvent",
+    "RunEventKind",
+    "RunState",
+    "TeamQuota",
+    "Usage",
+    "Worker",
+]

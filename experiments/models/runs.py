@@ -10,6 +10,8 @@ from django.utils import timezone
 class RunState(models.TextChoices):
     QUEUED = "queued"
     RUNNING = "running"
+    PAUSED = "paused"
+    """Stopped at a step boundary with a checkpoint, holding no worker; resume queues it."""
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     CANCELLED = "cancelled"
@@ -19,7 +21,9 @@ FINISHED_STATES = (RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED)
 
 
 class Run(models.Model):
-    experiment = models.ForeignKey("experiments.Experiment", on_delete=models.PROTECT, related_name="runs")
+    experiment = models.ForeignKey(
+        "experiments.Experiment", on_delete=models.PROTECT, related_name="runs"
+    )
     team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
     """The experiment's team, kept on the row so every query scopes in one join."""
     number = models.PositiveIntegerField()
@@ -36,6 +40,20 @@ class Run(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     """How many times a worker has claimed it: more than one means it was resumed."""
     cancel_requested = models.BooleanField(default=False)
+    pause_requested = models.BooleanField(default=False)
+    """The worker pauses the run at its next step boundary (a person asked, or its budget ran out)."""
+    pause_reason = models.TextField(blank=True)
+    """Why the run is paused (or pausing), in words for its page."""
+    budget = models.JSONField(default=dict)
+    """``{"max_worker_hours", "max_cost"}`` (null: no limit), from the experiment at launch; a
+    resume may raise it."""
+    worker_seconds = models.FloatField(default=0.0)
+    """Seconds its workers spent on it, times its processes, over every attempt."""
+    generated_tokens = models.BigIntegerField(default=0)
+    judge_tokens = models.BigIntegerField(default=0)
+    """Tokens its verifiers' model judges read."""
+    cost = models.FloatField(default=0.0)
+    """What it used, at the cost rates in force when it used it."""
     step = models.PositiveIntegerField(default=0)
     max_steps = models.PositiveIntegerField(default=0)
     resumed_from_step = models.PositiveIntegerField(null=True, blank=True)
@@ -44,11 +62,16 @@ class Run(models.Model):
     """The last lines of the run's log, kept on the row for the page and the API."""
     summary = models.JSONField(default=dict)
     """The last value of every metric, for tables and comparisons."""
+    health = models.JSONField(default=dict, blank=True)
+    """The reward-hacking and drift signals as last checked: ``{"step", "signals": [...]}``
+    (``experiments.health.Signal.as_dict`` each); empty until the first check."""
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["experiment", "number"], name="run_number_per_experiment")
+            models.UniqueConstraint(
+                fields=["experiment", "number"], name="run_number_per_experiment"
+            )
         ]
         indexes = [models.Index(fields=["team", "-created_at"]), models.Index(fields=["state"])]
 

@@ -22,7 +22,7 @@ from tasks_app.services import pinning
 from tasks_app.services.errors import field_errors
 
 from .. import config as cfg
-from ..models import Experiment
+from ..models import Experiment, PreflightReport
 from . import workers
 
 SAVED_KEYS = {"saved", "verifiers"}
@@ -164,6 +164,11 @@ def create_experiment(
         parent=parent,
         created_by=user,
     )
+    # Pre-flights run on this configuration before the experiment existed (from the wizard)
+    # are kept with it.
+    PreflightReport.objects.filter(
+        team=team, config_hash=experiment.config_hash, experiment=None
+    ).update(experiment=experiment)
     changes: dict[str, Any] = {"config_hash": experiment.config_hash}
     if parent is not None:
         changes |= {"parent": parent.pk, "changed": [c.path for c in diff(parent, experiment)]}

@@ -2,12 +2,14 @@
 
 The result is a new pool version (versions are immutable) whose tasks carry the measured
 pass rate in ``meta``. Runs on the ``cpu`` queue; the job row, its progress and the new
-version are written through ``tasks_app.services.pool_jobs``.
+version are written through ``tasks_app.services.pool_jobs``; its worker time and generated
+tokens count in the team's usage, under the family, as ``grading`` on the ``cpu`` queue.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,6 +25,7 @@ from training.models import load_model
 
 from .. import catalogue
 from ..adapters import item_for, verifier_reward_fn
+from . import usage
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
@@ -39,8 +42,10 @@ def pass_rates(
     batch_size: int = 16,
     seed: int = 0,
     progress: Progress | None = None,
+    counted: Callable[[int], None] | None = None,
 ) -> list[float]:
-    """For each task, the share of ``k`` sampled completions the verifier accepts."""
+    """For each task, the share of ``k`` sampled completions the verifier accepts;
+    ``counted`` is told each batch's generated tokens."""
     model, tokenizer = load_model(ModelConfig(path=model_path))
     generator = HFGenerator(model, tokenizer)
     reward_fn = verifier_reward_fn(spec)
@@ -50,6 +55,8 @@ def pass_rates(
     for start in range(0, len(tasks), batch_size):
         chunk = [item_for(t) for t in tasks[start : start + batch_size]]
         rollout = generator.generate([it.prompt for it in chunk], sampling, n=k)
+        if counted is not None:
+            counted(int(rollout.lengths.sum().item()))
         grouped = [it for it in chunk for _ in range(k)]
         results = reward_fn(grouped, rollout.texts)
         rates += [
@@ -65,14 +72,18 @@ def run_job(job_id: int) -> None:
     if job is None:
         logger.info("pool_job.already_claimed", extra={"job_id": job_id})
         return
+    started, tokens = time.monotonic(), [0]
     try:
-        _grade(job)
+        _grade(job, lambda n: tokens.append(n))
     except Exception as exc:  # noqa: BLE001 - any failure is reported on the job
         logger.exception("pool_job.failed", extra={"job_id": job_id})
         pool_jobs.fail(job_id, f"{type(exc).__name__}: {exc}")
+    finally:
+        used = usage.Amount(time.monotonic() - started, sum(tokens))
+        usage.charge(job.team_id, "cpu", {job.family: used}, kind="grading")
 
 
-def _grade(job: pool_jobs.ClaimedJob) -> int:
+def _grade(job: pool_jobs.ClaimedJob, counted: Callable[[int], None]) -> int:
     """Measure the job's tasks and save them as a graded version; returns its number."""
     params = job.params
     tasks = pool_jobs.job_tasks(job.id)
@@ -87,6 +98,7 @@ def _grade(job: pool_jobs.ClaimedJob) -> int:
         temperature=params.get("temperature", 1.0),
         max_new_tokens=params.get("max_new_tokens", 64),
         progress=lambda done, total: pool_jobs.report_progress(job.id, done, total),
+        counted=counted,
     )
     # Rates were sampled in bulk; measure_difficulty asks for them task by task.
     lookup = {id(task): rate for task, rate in zip(tasks, rates, strict=True)}

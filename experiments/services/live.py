@@ -31,7 +31,7 @@ from django.db import transaction
 
 from crucible.accounts.services import live_team_ids
 from crucible.realtime.publish import publish, publish_to_team
-from experiments.models import MetricPoint, Run
+from experiments.models import MetricPoint, Run, RunEvent
 
 from . import metric_queries
 
@@ -88,6 +88,21 @@ def run_changed(run: Run) -> None:
     transaction.on_commit(send, robust=True)
 
 
+def events_changed(run: Run) -> None:
+    """Tell the run's viewers that its events (pauses, curriculum changes) changed; they read
+    them again over REST. Followers notice by themselves (``RunHub.look``)."""
+    if pushes():
+        frame = {"type": "events", "version": list(events_version(run.pk))}
+        transaction.on_commit(lambda: publish(run_group(run.pk), frame), robust=True)
+
+
+def events_version(run_id: int) -> tuple[int, int, int]:
+    """Changes whenever an event is added, applied or withdrawn: (count, last id, applied)."""
+    rows = RunEvent.objects.filter(run_id=run_id)
+    last = rows.order_by("-id").values_list("id", flat=True).first() or 0
+    return rows.count(), last, rows.exclude(applied_at_step=None).count()
+
+
 def run_frame(run_id: int) -> dict[str, Any]:
     return {"type": "run", "run": run_summary(Run.objects.get(pk=run_id))}
 
@@ -103,6 +118,13 @@ def run_summary(run: Run) -> dict[str, Any]:
         "step": run.step,
         "max_steps": run.max_steps,
         "failure_reason": run.failure_reason,
+        "pause_requested": run.pause_requested,
+        "pause_reason": run.pause_reason,
+        "worker_seconds": run.worker_seconds,
+        "generated_tokens": run.generated_tokens,
+        "judge_tokens": run.judge_tokens,
+        "cost": run.cost,
+        "health": run.health,
     }
 
 
@@ -206,6 +228,7 @@ class RunHub:
         # follow mode: the last row handed out, and the run as last seen
         self.seq: int | None = None
         self.summary: dict[str, Any] | None = None
+        self.events: tuple[int, int, int] | None = None
 
     @classmethod
     async def join(cls, run_id: int, deliver: Deliver) -> None:
@@ -279,6 +302,10 @@ class RunHub:
         if self.summary is not None and summary != self.summary:
             events.append({"type": "run", "run": summary})
         self.summary = summary
+        version = events_version(self.run_id)
+        if self.events is not None and version != self.events:
+            events.append({"type": "events", "version": list(version)})
+        self.events = version
         if self.seq is None:
             self.seq = metric_queries.last_seq(self.run_id)
             return events

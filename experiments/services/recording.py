@@ -2,8 +2,10 @@
 
 - ``RunRecorder`` is the engine's metrics sink, rollout sink and control at once: each step's
   metrics go in one idempotent batch (``metrics.record_points``), a bounded number of its
-  completions become ``Rollout`` rows, and between steps it reads the cancel flag and moves
-  the run's step, heartbeat and summary (the last value of every metric).
+  completions become ``Rollout`` rows, and between steps it reads the cancel and pause
+  flags, hands over curriculum changes made meanwhile, moves the run's step, heartbeat and
+  summary (the last value of every metric), charges the step's usage, pauses a run that
+  went over its budget and checks the reward-hacking and drift signals (``health.check``).
 - ``RunCheckpoints`` keeps checkpoints under the run's folder and a ``Checkpoint`` row per
   complete one; ``latest()`` is the newest row whose files are still there.
 - ``RunLog`` is a logging handler: the whole log in the run's folder, the last lines on the row.
@@ -25,8 +27,9 @@ from django.conf import settings
 from training.interfaces import Completion, DirectoryStore
 
 from ..models import Checkpoint, Rollout, Run
+from . import control, health, runs
 from . import metrics as metric_points
-from . import runs
+from .usage import UsageMeter, budget_problem
 
 logger = logging.getLogger(__name__)
 TAIL_SAVE_INTERVAL_S = 2.0
@@ -58,8 +61,10 @@ class RunRecorder:
         sources: Mapping[str, Source],
         log: RunLog | None = None,
         extra_metrics: Callable[[], Mapping[str, float]] | None = None,
+        meter: UsageMeter | None = None,
     ) -> None:
         self.run = run
+        self.meter = meter
         self.extra_metrics = extra_metrics
         """Read at each step and recorded with the engine's (the curriculum's distribution)."""
         self.rollout_groups = rollout_groups
@@ -81,9 +86,9 @@ class RunRecorder:
     # --- RolloutSink -----------------------------------------------------------------------
 
     def rollouts(self, step: int, completions: Sequence[Completion]) -> None:
-        rows = [
-            self._rollout(step, c) for c in completions if c.group < self.rollout_groups
-        ]
+        if self.meter is not None:
+            self.meter.completions(completions)
+        rows = [self._rollout(step, c) for c in completions if c.group < self.rollout_groups]
         if rows:
             Rollout.objects.bulk_create(
                 rows,
@@ -120,13 +125,32 @@ class RunRecorder:
     def should_stop(self) -> bool:
         return self.lost or runs.should_stop(self.run)
 
+    def checkpoint_on_stop(self) -> bool:
+        return not self.lost and runs.pausing(self.run)
+
+    def pending_changes(self, step: int) -> list[dict[str, Any]]:
+        return [] if self.lost else control.pending_changes(self.run, step)
+
     def progress(self, step: int, total: int, metrics: dict[str, float]) -> None:
         held = runs.heartbeat(self.run, step=step, summary=self.summary)
         if not held:
             logger.warning("run.lost", extra={"run_id": self.run.pk, "step": step})
             self.lost = True
-        elif self.log_handler is not None:
+            return
+        if self.log_handler is not None:
             self.log_handler.save_tail()
+        self.charge(metrics)
+        health.check(self.run, step, last=step >= total)
+
+    def charge(self, metrics: Mapping[str, float] | None = None) -> None:
+        """Charge the usage since the last charge; a run now over its budget pauses."""
+        if self.meter is None or self.lost:
+            return
+        self.meter.charge(metrics)
+        current = Run.objects.get(pk=self.run.pk)
+        problem = budget_problem(current)
+        if problem:
+            control.over_budget(current, problem)
 
 
 ROLLOUT_FIELDS = [

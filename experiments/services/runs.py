@@ -1,6 +1,8 @@
 """Runs: launch, claim, heartbeat, cancel and finish, each state change one conditional UPDATE.
 
-States: queued → running → succeeded / failed / cancelled. A worker takes a run with ``claim``
+States: queued → running → succeeded / failed / cancelled; a running run may pause (at a step
+boundary, with a checkpoint, giving its worker back) and resume through the queue (see
+``experiments.services.control``). A worker takes a run with ``claim``
 (queued, or running with a silent heartbeat: its worker died), which bumps ``attempts``; the
 attempt number is the worker's fencing token, so a worker that lost its run (reaped and taken
 by another) can no longer move it: every later update filters on it.
@@ -20,17 +22,20 @@ from crucible.accounts.services import record
 from tasks_app.services.errors import field_errors
 
 from ..models import Experiment, MetricPoint, Rollout, Run, RunState
-from . import workers
+from . import control, live, usage, workers
 
 logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
 def launch(user: AbstractBaseUser, experiment: Experiment) -> Run:
-    """Run #n of ``experiment``, queued; the training task is sent once this commits."""
+    """Run #n of ``experiment``, queued; the training task is sent once this commits.
+
+    Refused (409) when the team's quota does not allow another run now."""
     problem = workers.model_problem(experiment.config["model"], queue="gpu")
     if problem:
         raise field_errors([("config.model", problem)], code="unavailable")
+    usage.check_launch(experiment.team)
     Experiment.objects.select_for_update().filter(pk=experiment.pk).first()  # numbers in order
     last = experiment.runs.aggregate(last=Max("number"))["last"] or 0
     run = Run.objects.create(
@@ -39,6 +44,7 @@ def launch(user: AbstractBaseUser, experiment: Experiment) -> Run:
         number=last + 1,
         created_by=user,
         max_steps=experiment.config["hyperparameters"]["max_steps"],
+        budget=experiment.config.get("budget") or {},
     )
     record(user, "run.launched", run, team=experiment.team, changes={"number": run.number})
     transaction.on_commit(lambda: workers.send_training(run.pk))
@@ -89,12 +95,37 @@ def heartbeat(run: Run, *, step: int | None = None, summary: dict | None = None)
 
 
 def should_stop(run: Run) -> bool:
-    """Cancel was asked, or this attempt no longer holds the run."""
-    row = Run.objects.filter(pk=run.pk).values("state", "attempts", "cancel_requested").first()
+    """Cancel or pause was asked, or this attempt no longer holds the run."""
+    fields = ("state", "attempts", "cancel_requested", "pause_requested")
+    row = Run.objects.filter(pk=run.pk).values(*fields).first()
     if row is None:
         return True
     lost = row["state"] != RunState.RUNNING or row["attempts"] != run.attempts
-    return lost or row["cancel_requested"]
+    return lost or row["cancel_requested"] or row["pause_requested"]
+
+
+def pausing(run: Run) -> bool:
+    """This attempt holds the run and was asked to pause (not to cancel): it keeps its state."""
+    held_rows = Run.objects.filter(held(run), pause_requested=True, cancel_requested=False)
+    return held_rows.exists()
+
+
+def pause_held(run: Run, *, log_tail: str) -> bool:
+    """The worker stopped at a step boundary with a checkpoint: the run is paused and holds
+    no worker; False when this attempt no longer held it."""
+    done = Run.objects.filter(held(run), pause_requested=True).update(
+        state=RunState.PAUSED,
+        pause_requested=False,
+        worker="",
+        heartbeat_at=None,
+        log_tail=log_tail,
+    )
+    if done:
+        run.refresh_from_db()
+        control.paused_at(run, run.step)
+        live.run_changed(run)
+    logger.info("run.paused", extra={"run_id": run.pk, "step": run.step, "applied": bool(done)})
+    return bool(done)
 
 
 def mark_resumed(run: Run, step: int) -> None:
@@ -102,6 +133,7 @@ def mark_resumed(run: Run, step: int) -> None:
     step is lost or duplicated), and note where this attempt resumed."""
     MetricPoint.objects.filter(run=run, step__gt=step).delete()
     Rollout.objects.filter(run=run, step__gt=step).delete()
+    control.reapply_after(run, step)
     if run.attempts > 1:
         Run.objects.filter(held(run)).update(resumed_from_step=step, step=step)
         run.resumed_from_step, run.step = step, step
@@ -109,12 +141,16 @@ def mark_resumed(run: Run, step: int) -> None:
 
 @transaction.atomic
 def cancel(user: AbstractBaseUser, run: Run) -> Run:
-    """A queued run is cancelled at once; a running one stops at its next step boundary."""
+    """A queued or paused run is cancelled at once; a running one stops at its next step
+    boundary."""
     if run.state in (RunState.SUCCEEDED, RunState.FAILED):
         raise field_errors([("state", f"the run has already finished ({run.state})")])
     now = timezone.now()
-    Run.objects.filter(pk=run.pk, state=RunState.QUEUED).update(
-        state=RunState.CANCELLED, cancel_requested=True, finished_at=now
+    Run.objects.filter(pk=run.pk, state__in=[RunState.QUEUED, RunState.PAUSED]).update(
+        state=RunState.CANCELLED,
+        cancel_requested=True,
+        finished_at=now,
+        pause_requested=False,
     )
     Run.objects.filter(pk=run.pk, state=RunState.RUNNING).update(cancel_requested=True)
     run.refresh_from_db()
@@ -130,6 +166,8 @@ def finish(run: Run, state: str, *, log_tail: str, failure_reason: str = "") -> 
         failure_reason=failure_reason,
         log_tail=log_tail,
         heartbeat_at=timezone.now(),
+        pause_requested=False,
+        pause_reason="",
     )
     logger.info("run.finished", extra={"run_id": run.pk, "state": state, "applied": bool(done)})
     return bool(done)

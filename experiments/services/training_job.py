@@ -30,6 +30,7 @@ from ..adapters import CurriculumSampler, per_family_reward_fn, verifier_reward_
 from ..models import Run, RunState
 from . import runs, workers
 from .recording import RunCheckpoints, RunLog, RunRecorder, Source
+from .usage import UsageMeter
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +66,9 @@ def run_job(run_id: int, worker: str) -> None:
             runs.requeue(run, log_tail=log.tail())
             raise
         else:
-            if state is not None:
+            if state == RunState.PAUSED:
+                runs.pause_held(run, log_tail=log.tail())
+            elif state is not None:
                 runs.finish(run, state, log_tail=log.tail())
 
 
@@ -113,7 +116,10 @@ def train_rank(run_id: int) -> str | None:
 
 
 def train_here(run: Run, config: cfg.ExperimentConfig, log: RunLog | None) -> str | None:
-    """Train this process's part of the run; the final state, or None when it was lost."""
+    """Train this process's part of the run; the final state, or None when it was lost.
+
+    The main process meters the attempt from here (loading included) to its end."""
+    meter = UsageMeter(run, config.num_processes) if launch.is_main_process() else None
     model_path = catalogue.resolve(config.model, Path(settings.MODELS_DIR))
     inputs = build_inputs(run.team, config)
     store = RunCheckpoints(run)
@@ -125,25 +131,37 @@ def train_here(run: Run, config: cfg.ExperimentConfig, log: RunLog | None) -> st
         sources=inputs.sources,
         log=log,
         extra_metrics=inputs.sampler.metrics,
+        meter=meter,
     )
     _announce(run, config, store)
-    result = train(
-        config.engine_config(str(model_path)),
-        sampler=inputs.sampler,
-        reward_fn=inputs.reward_fn,
-        sink=recorder,
-        store=store,
-        control=recorder,
-        eval_items=inputs.eval_items,
-        rollout_sink=recorder,
-    )
+    try:
+        result = train(
+            config.engine_config(str(model_path)),
+            sampler=inputs.sampler,
+            reward_fn=inputs.reward_fn,
+            sink=recorder,
+            store=store,
+            control=recorder,
+            eval_items=inputs.eval_items,
+            rollout_sink=recorder,
+        )
+    finally:
+        recorder.charge()  # the time after the last step: the final checkpoint, the teardown
+    return final_state(run, recorder, result.stopped, result.steps)
+
+
+def final_state(run: Run, recorder: RunRecorder, stopped: bool, steps: int) -> str | None:
     if recorder.lost:
         return None
-    if result.stopped:
-        logger.info("run %s cancelled at step %d", run.pk, result.steps)
-        return RunState.CANCELLED
-    logger.info("run %s finished %d steps", run.pk, result.steps)
-    return RunState.SUCCEEDED
+    if not stopped:
+        logger.info("run %s finished %d steps", run.pk, steps)
+        return RunState.SUCCEEDED
+    run.refresh_from_db(fields=["cancel_requested", "pause_requested", "pause_reason", "step"])
+    if run.pause_requested and not run.cancel_requested:
+        logger.info("run %s paused at step %d: %s", run.pk, steps, run.pause_reason)
+        return RunState.PAUSED
+    logger.info("run %s cancelled at step %d", run.pk, steps)
+    return RunState.CANCELLED
 
 
 def _announce(run: Run, config: cfg.ExperimentConfig, store: RunCheckpoints) -> None:
@@ -165,7 +183,7 @@ def _announce(run: Run, config: cfg.ExperimentConfig, store: RunCheckpoints) -> 
 def build_inputs(team: Team, config: cfg.ExperimentConfig) -> Inputs:
     """Sampler, per-family reward, held-out items and reward sources of the pinned versions."""
     spec = config.curriculum
-    policy, pinned = pinning.resolve_in_team(team, _saved_form(spec))
+    policy, pinned = pinning.resolve_in_team(team, spec.saved_form())
     specs = pinning.verifier_specs(team, [f.verifier_version for f in spec.families])
     names = {f.pool_version: pinned[f.pool_version].family for f in spec.families}
     missing = [f.verifier_version for f in spec.families if f.verifier_version not in specs]
@@ -178,7 +196,10 @@ def build_inputs(team: Team, config: cfg.ExperimentConfig) -> Inputs:
     )
     sampler = CurriculumSampler(policy, train_tasks, seed=config.seed)
     reward_fn = per_family_reward_fn(
-        {names[f.pool_version]: verifier_reward_fn(specs[f.verifier_version]) for f in spec.families}
+        {
+            names[f.pool_version]: verifier_reward_fn(specs[f.verifier_version])
+            for f in spec.families
+        }
     )
     return Inputs(
         sampler,
@@ -186,21 +207,6 @@ def build_inputs(team: Team, config: cfg.ExperimentConfig) -> Inputs:
         _eval_items(sampler, config, names),
         {names[f.pool_version]: Source(f.pool_version, f.verifier_version) for f in spec.families},
     )
-
-
-def _saved_form(spec: cfg.CurriculumSpec) -> dict:
-    """The curriculum as the curriculum service reads a saved one (pinned by pool version)."""
-    return {
-        "families": [
-            {"version": f.pool_version, "weight": f.weight, "levels": f.levels, "initial": f.initial}
-            for f in spec.families
-        ],
-        "band": list(spec.band),
-        "floor": spec.floor,
-        "window": spec.window,
-        "step": spec.step,
-        "dynamic": spec.dynamic,
-    }
 
 
 def _eval_items(

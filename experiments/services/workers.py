@@ -173,13 +173,14 @@ def stale_runs(now: datetime | None = None) -> QuerySet[Run]:
 
 
 def reap_stale_runs(now: datetime | None = None) -> list[int]:
-    """Queue again every stale run (cancel one whose cancel was asked); the ids requeued.
+    """Queue again every stale run (cancel one whose cancel was asked, pause one whose pause
+    was); the ids requeued.
 
     Each run is taken with a conditional update that repeats the staleness test, so of two
     reapers (two workers) only one requeues it, and a run whose heartbeat came back is left.
     """
     requeued = []
-    for run in stale_runs(now).only("id", "worker", "cancel_requested"):
+    for run in stale_runs(now).only("id", "worker", "cancel_requested", "pause_requested"):
         if _requeue(run, now):
             requeued.append(run.id)
     return requeued
@@ -190,6 +191,12 @@ def _requeue(run: Run, now: datetime | None) -> bool:
     if run.cancel_requested:
         still_stale.update(state=RunState.CANCELLED, finished_at=timezone.now(), worker="")
         logger.info("run.cancelled_after_worker_loss", extra={"run_id": run.pk})
+        return False
+    if run.pause_requested:  # it resumes, when asked, from its last checkpoint
+        still_stale.update(
+            state=RunState.PAUSED, pause_requested=False, worker="", heartbeat_at=None
+        )
+        logger.info("run.paused_after_worker_loss", extra={"run_id": run.pk})
         return False
     if not still_stale.update(state=RunState.QUEUED, worker="", heartbeat_at=None):
         return False

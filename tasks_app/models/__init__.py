@@ -2,10 +2,11 @@
 
 from .curricula import Curriculum
 from .families import PoolJob, PoolTask, PoolVersion, Split, TaskFamily
-from .verifiers import LabelledExample, Verifier, VerifierVersion
+from .verifiers import ExampleProposal, LabelledExample, Verifier, VerifierVersion
 
 __all__ = [
     "Curriculum",
+    "ExampleProposal",
     "LabelledExample",
     "PoolJob",
     "PoolTask",

@@ -73,3 +73,62 @@ class LabelledExample(models.Model):
     def audit_label(self) -> str:
         # Examples have no name: the log says whose example it was ("added an example to X").
         return self.verifier.name
+
+
+class ExampleProposal(models.Model):
+    """A response someone believes the verifier judged wrongly, proposed as a labelled example
+    (known good if the verifier refused it, known bad if it passed it). The verifier's team
+    editors accept it, and it becomes a ``LabelledExample``, or reject it.
+
+    ``source`` says where the verdict was seen (``rollout:<id>`` for a run's completion); a
+    source is proposed once per verifier.
+    """
+
+    class Status(models.TextChoices):
+        PROPOSED = "proposed"
+        ACCEPTED = "accepted"
+        REJECTED = "rejected"
+
+    verifier = models.ForeignKey(Verifier, on_delete=models.CASCADE, related_name="proposals")
+    version = models.ForeignKey(
+        VerifierVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    """The version whose verdict is disputed."""
+    response = models.TextField()
+    expected = models.JSONField(default=dict, blank=True)
+    label = models.CharField(max_length=4, choices=LabelledExample.Label.choices)
+    judged_passed = models.BooleanField()
+    judged_error_type = models.CharField(max_length=40, blank=True)
+    judged_reward = models.FloatField(null=True, blank=True)
+    note = models.CharField(max_length=300, blank=True)
+    """The reviewer's reason."""
+    source = models.CharField(max_length=120)
+    source_label = models.CharField(max_length=200, blank=True)
+    """Where it was seen, in words: ``Sort run #2, step 14, group 0, sample 3``."""
+    source_path = models.CharField(max_length=300, blank=True)
+    """The page that shows it, for a link."""
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=300, blank=True)
+    example = models.ForeignKey(
+        LabelledExample, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    """The labelled example it became, once accepted."""
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["verifier", "source"], name="proposal_once_per_source")
+        ]
+        indexes = [models.Index(fields=["verifier", "status"])]
+
+    @property
+    def audit_label(self) -> str:
+        return self.verifier.name

@@ -75,3 +75,9 @@ def version_tasks(version_id: int, split: str, limit: int | None = None) -> Iter
     for row in rows.iterator():
         task = pools.task_from_row(row)
         yield dataclasses.replace(task, meta={**task.meta, "content_hash": row.content_hash})
+
+
+def task_expected(version_id: int, content_hash: str) -> dict[str, Any] | None:
+    """The expected data of the task with ``content_hash`` in a pool version; None if absent."""
+    rows = PoolTask.objects.filter(version_id=version_id, content_hash=content_hash)
+    return rows.values_list("expected", flat=True).first()

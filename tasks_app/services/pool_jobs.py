@@ -50,6 +50,9 @@ class ClaimedJob:
     params: dict[str, Any]
     version_number: int
     family_kind: str
+    team_id: int = 0
+    family: str = ""
+    """The family's slug: what the job's usage is counted under."""
 
 
 def claim(job_id: int) -> ClaimedJob | None:
@@ -66,6 +69,8 @@ def claim(job_id: int) -> ClaimedJob | None:
         params=dict(job.params),
         version_number=job.version.number,
         family_kind=job.version.family.kind,
+        team_id=job.version.family.team_id,
+        family=job.version.family.slug,
     )
 
 

@@ -33,9 +33,10 @@ from schemathesis.specs.openapi.checks import (
 
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
-from experiments.models import Worker
-from experiments.services import experiments, runs
-from tasks_app.services import curricula, pools, verifiers
+from experiments.models import PreflightReport, Rollout, Worker
+from experiments.services import experiments, reports, runs
+from tasks_app.services import curricula, example_proposals, pools, verifiers
+from tests.experiments.reports_setup import finished_job
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -88,13 +89,36 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
     Worker.objects.create(
         name="celery@fuzz",
         queues=["gpu"],
-        loadable=[{"name": "tiny", "path": "tiny", "builtin": True, "parameters": 1, "ready": True}],
+        loadable=[
+            {"name": "tiny", "path": "tiny", "builtin": True, "parameters": 1, "ready": True}
+        ],
     )
     pinned = {"pool_version": version.id, "verifier_version": verifier.latest_version().id}
     experiment = experiments.create_experiment(
         owner, team, name="Sort", config={"curriculum": {"families": [pinned]}, "model": "tiny"}
     )
     run = runs.launch(owner, experiment)  # queued on commit, which the test never reaches
+    rollout = Rollout.objects.create(
+        run=run, step=1, group=0, sample=0, family="digits", prompt="abc", completion="cba"
+    )
+    preflight = PreflightReport.objects.create(
+        team=team,
+        experiment=experiment,
+        config=experiment.config,
+        config_hash=experiment.config_hash,
+        tasks_per_level=4,
+    )
+    verdict = example_proposals.Verdict(pinned["verifier_version"], passed=False)
+    proposal = example_proposals.propose(
+        owner,
+        team,
+        verdict,
+        response="ab c",
+        expected={"answer": "abc"},
+        source=example_proposals.Source("rollout:fuzz"),
+    )
+    candidate = finished_job(owner, team, [4, 3, 2, 1])
+    report = reports.create(owner, team, candidate, finished_job(owner, team, [2, 2, 2, 2], "base"))
     issued = accounts.create_token(owner, "fuzz")
     return {
         "headers": {"Authorization": f"Bearer {issued.secret}"},
@@ -108,12 +132,17 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
             "members": Membership.objects.get(user=owner, team=team).id,
             "experiments": experiment.id,
             "runs": run.id,
+            "preflights": preflight.id,
+            "example-proposals": proposal.id,
+            "evaluations": candidate.id,
+            "reports": report.id,
         },
         "params": {
             "slug": team.slug,
             "team_slug": team.slug,
             "number": 1,
             "example_id": example.id,
+            "rollout_id": rollout.id,
         },
     }
 

@@ -86,3 +86,12 @@ def screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def full_screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
+    """The whole page: the shell scrolls inside <main>, so the window grows to it first."""
+    height = page.evaluate("document.querySelector('.main-inner').scrollHeight + 80")
+    page.set_viewport_size({"width": 1360, "height": max(860, int(height))})
+    path = screenshot(page, name)
+    page.set_viewport_size({"width": 1360, "height": 860})
+    return path

@@ -215,7 +215,7 @@ def test_it_launches_from_the_wizard_and_charts_the_run_live(asgi_page, e2e_user
     expect(page.locator('[data-stream="closed"]')).to_be_visible()
     assert points(page, "reward") >= TRAIN_STEPS  # at least reward/mean at every step
     screenshot(page, "run-succeeded")
-    page.get_by_role("link", name="Samples").click()
+    page.get_by_role("link", name="Rollouts").click()
     expect(page.get_by_role("article").first).to_contain_text("sort ")
     page.locator(".rn-layers-details summary").first.click()
     expect(page.get_by_role("table", name="Layered verdict").first).to_contain_text("semantic")

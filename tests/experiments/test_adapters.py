@@ -1,18 +1,24 @@
 """The engine's interfaces over the platform's pieces: verdicts as rewards, one verifier per
 family, items that remember their pool task. Pure: no database."""
 
+import itertools
+import threading
+
 import pytest
 
 from experiments.adapters import (
     CurriculumSampler,
     PoolItem,
+    item_for,
     per_family_reward_fn,
     verifier_reward_fn,
 )
 from tasks_app.curriculum import CurriculumConfig, FamilyCurriculum
-from tasks_app.families import digit_sort
+from tasks_app.families import digit_sort, python_function
 from tasks_app.families.base import Task
+from tasks_app.sandbox.client import client
 from training.interfaces import Item, RewardResult
+from training.verification import verify
 
 
 def test_it_gives_each_reward_its_layered_verdict():
@@ -56,3 +62,30 @@ def test_it_reports_the_curriculum_distribution_and_rolling_success_as_metrics()
     items = sampler.sample(4)
     sampler.observe(items, [RewardResult(1.0, passed=True)] * 3 + [RewardResult(0.0)])
     assert sampler.metrics()["curriculum/digits/rolling_success"] == 0.75
+
+
+def test_it_verifies_a_code_family_on_several_sandbox_keepers_at_once():
+    """The engine's verification threads each get a keeper of their own from the sandbox,
+    so code completions do not wait for one another."""
+    task = python_function.from_record(
+        {
+            "prompt": 'def add(a, b):\n    """a plus b"""\n',
+            "entry_point": "add",
+            "tests": "def check(candidate):\n    assert candidate(1, 2) == 3\n",
+            "solution": "    return a + b\n",
+        }
+    )
+    good = python_function.reference_response(task)
+    judge = verifier_reward_fn(python_function.default_verifier())
+    meeting, calls = threading.Barrier(2, timeout=60), itertools.count()
+
+    def first_two_meet(items, completions):
+        if next(calls) < 2:
+            meeting.wait()  # returns only once two slices are in flight together
+        return judge(items, completions)
+
+    client().close()  # no keeper left over from earlier executions
+    completions = [good, good.replace("a + b", "a - b")] * 4
+    results = verify(first_two_meet, [item_for(task)] * 8, completions, workers=4)
+    assert [r.passed for r in results] == [True, False] * 4
+    assert client().idle_keepers() >= 2

@@ -42,6 +42,8 @@ def test_it_offers_choices_only_where_the_help_names_the_accepted_values():
     grpo = fields_of("grpo")
     assert grpo["lr_schedule"].choices == ["constant", "linear", "cosine"]
     assert grpo["kl_estimator"].choices == ["k1", "k3", "none"]
+    assert grpo["sampling.backend"].choices == ["engine", "hf"]
+    assert grpo["tis"].choices == ["off", "token", "sequence"]
     assert grpo["learning_rate"].choices is None
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from experiments.models import Worker
+from experiments.models import Usage, Worker
 from experiments.services import grading
 from tasks_app.models import PoolJob, PoolVersion
 from tasks_app.services import pools
@@ -63,6 +63,10 @@ def test_it_measures_pass_rates_into_a_new_graded_version(owner, version, tiny_m
     rates = [t.meta["pass_rate"] for t in graded.tasks.all()]
     assert len(rates) == version.task_count and all(r in (0.0, 0.5, 1.0) for r in rates)
     assert all(1 <= t.difficulty <= 5 for t in graded.tasks.all())
+    used = Usage.objects.get(kind="grading")  # the cpu queue's work, under the family
+    assert (used.queue, used.family, used.run) == ("cpu", "sums", None)
+    assert used.team_id == owner.teams.get().pk
+    assert used.worker_seconds > 0 and used.generated_tokens > 0
 
 
 def test_it_does_not_run_a_job_twice(owner, version, tiny_model_dir):

@@ -101,6 +101,13 @@ def test_it_publishes_run_changes_to_the_run_page_and_the_teams_pages(team, laye
         "step": 0,
         "max_steps": 0,
         "failure_reason": "out of memory",
+        "pause_requested": False,
+        "pause_reason": "",
+        "worker_seconds": 0.0,
+        "generated_tokens": 0,
+        "judge_tokens": 0,
+        "cost": 0.0,
+        "health": {},
     }
     assert events[f"run.{run.pk}"] == {"type": "run", "run": summary}
     assert events[f"team.{team.pk}"] == {"type": "run.changed", **summary}

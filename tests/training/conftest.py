@@ -102,3 +102,10 @@ def learns_digit_first(config_cls) -> tuple[float, float, MemorySink]:
         tokenizer=tokenizer,
     )
     return before, rate(), sink
+
+
+@pytest.fixture
+def untrained():
+    """A fresh untrained 1-layer, width-32 model and its tokenizer: its samples are varied."""
+    tokenizer = train_tokenizer(digits.corpus(500))
+    return build_tiny_model(tokenizer, layers=1, width=32, seed=0), tokenizer

@@ -14,6 +14,7 @@ from typing import Any
 
 from accelerate import PartialState
 
+from tests.training.test_dynamic_sampling import flat_or_mixed
 from training import digits
 from training.config import GRPOConfig, SamplingConfig
 from training.engine import train
@@ -64,7 +65,9 @@ class AdaptiveSampler:
         raise NotImplementedError
 
 
-def main(out: Path) -> None:
+def main(out: Path, dynamic: bool = False) -> None:
+    """`dynamic`: DAPO dynamic sampling, on a reward that leaves some groups flat, so ranks
+    refill (each its own share of flat groups) and must still agree on every round."""
     tokenizer = train_tokenizer(digits.corpus(300))
     model = build_tiny_model(tokenizer, layers=1, width=32, seed=0)
     sampler = AdaptiveSampler(seed=1)
@@ -76,13 +79,16 @@ def main(out: Path) -> None:
         sampling=SamplingConfig(max_new_tokens=6),
         checkpoint_every=2,
         cpu_threads=1,
+        dynamic_sampling=dynamic,
+        max_refill_rounds=4,
     )
+    sink = MemorySink(stop_after=STEPS)
     # Only the main process logs, so only its sink knows when to stop: every rank must follow it.
     result = train(
         config,
         sampler=sampler,
-        reward_fn=digits.reward_fn,
-        sink=MemorySink(stop_after=STEPS),
+        reward_fn=flat_or_mixed if dynamic else digits.reward_fn,
+        sink=sink,
         store=DirectoryStore(out / "checkpoints"),
         model=model,
         tokenizer=tokenizer,
@@ -95,7 +101,7 @@ def main(out: Path) -> None:
         "steps": result.steps,
     }
     (out / f"rank{state.process_index}.json").write_text(
-        json.dumps({**report, "sampler": sampler.state_dict()})
+        json.dumps({**report, "sampler": sampler.state_dict(), "metrics": sink.rows})
     )
     # As the platform's ranks do (experiments/launch.py): end the group before exiting.
     state.wait_for_everyone()
@@ -103,4 +109,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), dynamic=sys.argv[2:] == ["dynamic"])

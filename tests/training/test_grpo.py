@@ -5,6 +5,7 @@ import torch
 
 from training import digits, grpo
 from training.config import GRPOConfig, ModelConfig, SamplingConfig
+from training.decode import DecodeGenerator
 from training.engine import train
 from training.interfaces import MemorySink, RewardResult
 from training.losses import normalize_and_clip
@@ -180,3 +181,51 @@ def test_it_drops_zero_variance_groups_from_the_update_when_asked(base_dir):
     dropped, dropped_metrics = one_step_changes(fresh(), drop_zero_std_groups=True)
     assert metrics["frac_reward_zero_std"] == dropped_metrics["frac_reward_zero_std"] == 1.0
     assert kept and not dropped
+
+
+@pytest.mark.parametrize("backend", ["engine", "hf"])
+def test_it_logs_a_near_zero_train_inference_gap_with_either_backend(base, backend):
+    model, tokenizer = base
+    sampling = SamplingConfig(max_new_tokens=12, backend=backend)
+    run = build_run(
+        small(prompts_per_step=8, sampling=sampling), model, tokenizer, sampler(), digits.reward_fn
+    )
+    metrics = grpo.train_step(run)
+    assert 0 <= metrics["logprob_gap/mean"] <= metrics["logprob_gap/max"] < 1e-4  # float32
+
+
+def test_it_leaves_the_gradient_unchanged_with_tis_when_sampler_and_trainer_agree(base_dir):
+    plain = gradients(base_dir)
+    for level in ("token", "sequence"):
+        corrected = gradients(base_dir, tis=level)
+        assert plain.abs().sum() > 0
+        assert torch.allclose(corrected, plain, atol=1e-6, rtol=1e-3)
+
+
+def drifted_run(base_dir, **overrides):
+    """A run whose completions come from a perturbed copy of the policy: a generation backend
+    whose probabilities drift from the trainer's."""
+    model, tokenizer = load_model(ModelConfig(path=str(base_dir)))
+    config = small(prompts_per_step=4, max_grad_norm=None, **overrides)
+    run = build_run(config, model, tokenizer, sampler(1), digits.reward_fn)
+    drifted = copy.deepcopy(model)
+    with torch.no_grad(), torch.random.fork_rng():
+        torch.manual_seed(0)
+        for param in drifted.parameters():
+            param.add_(torch.randn_like(param) * 0.02)
+    run.generator = DecodeGenerator(drifted, tokenizer)
+    run.optimizer.step = run.optimizer.zero_grad = lambda *a, **k: None
+    torch.manual_seed(0)
+    metrics = grpo.train_step(run)
+    return metrics, torch.cat([p.grad.flatten() for p in model.parameters()])
+
+
+def test_it_reweights_completions_from_a_drifting_backend_with_truncated_is(base_dir):
+    plain_metrics, plain = drifted_run(base_dir)
+    assert plain_metrics["logprob_gap/mean"] > 0.01 and "tis/weight_mean" not in plain_metrics
+    for level in ("token", "sequence"):
+        metrics, corrected = drifted_run(base_dir, tis=level, tis_cap=1.5)
+        assert metrics["logprob_gap/max"] == plain_metrics["logprob_gap/max"]  # same samples
+        assert 0 < metrics["tis/weight_mean"] <= 1.5
+        assert 0 < metrics["tis/truncated_frac"] < 1
+        assert not torch.allclose(corrected, plain, atol=1e-6, rtol=1e-3)

@@ -1,5 +1,6 @@
 import math
 
+import pytest
 import torch
 
 from training.losses import (
@@ -11,6 +12,7 @@ from training.losses import (
     kl_k3,
     masked_mean,
     normalize_and_clip,
+    truncated_is_weights,
     zero_std_groups,
 )
 
@@ -101,3 +103,17 @@ def test_it_standardises_rewards_over_the_batch_then_clips_them():
     assert clipped.max().item() == 1.0 and clipped.min().item() >= -1.0
     assert torch.equal(normalize_and_clip(rewards, "none", 2.5), rewards.clamp(-2.5, 2.5))
     assert torch.equal(normalize_and_clip(rewards, "none", None), rewards)
+
+
+def test_it_truncates_importance_weights_per_token_or_per_sequence():
+    old = torch.tensor([[-1.0, -2.0, -0.5], [-1.0, -1.0, -3.0]])
+    sampled = torch.tensor([[-1.5, -1.0, -0.5], [-2.0, -1.5, -9.0]])
+    mask = torch.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])  # row 1's last token is padding
+    token = truncated_is_weights(old, sampled, mask, "token", cap=2.0)
+    expected = torch.tensor([[math.exp(0.5), math.exp(-1.0), 1.0], [2.0, math.exp(0.5), 1.0]])
+    assert torch.allclose(token, expected)
+    sequence = truncated_is_weights(old, sampled, mask, "sequence", cap=2.0)
+    assert sequence.shape == (2, 1)
+    assert torch.allclose(sequence, torch.tensor([[math.exp(-0.5)], [2.0]]))  # 1.5 -> capped
+    with pytest.raises(ValueError, match="tis"):
+        truncated_is_weights(old, None, mask, "token", cap=2.0)

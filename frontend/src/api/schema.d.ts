@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/algorithms/presets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Named, validated algorithm presets, every value explained. */
+        get: operations["algorithms_presets_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit/": {
         parameters: {
             query?: never;
@@ -185,6 +202,109 @@ export interface paths {
         put?: never;
         /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         post: operations["curricula_preview_config"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evaluations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Evaluation jobs of the caller's teams, newest first; POST queues one on the cpu queue. */
+        get: operations["evaluations_list"];
+        put?: never;
+        /** @description Evaluation jobs of the caller's teams, newest first; POST queues one on the cpu queue. */
+        post: operations["evaluations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evaluations/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Evaluation jobs of the caller's teams, newest first; POST queues one on the cpu queue. */
+        get: operations["evaluations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/example-proposals/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Responses proposed as labelled examples of the caller's teams' verifiers, newest first. */
+        get: operations["example_proposals_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/example-proposals/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Responses proposed as labelled examples of the caller's teams' verifiers, newest first. */
+        get: operations["example_proposals_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/example-proposals/{id}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Add the response as a labelled example with the proposed label. */
+        post: operations["example_proposals_accept_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/example-proposals/{id}/reject/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Keep the verdict: the response does not become an example. */
+        post: operations["example_proposals_reject_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -629,6 +749,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/preflights/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Pre-flights of the caller's teams, newest first; POST queues one on the cpu queue. */
+        get: operations["preflights_list"];
+        put?: never;
+        /** @description Pre-flights of the caller's teams, newest first; POST queues one on the cpu queue. */
+        post: operations["preflights_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/preflights/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Pre-flights of the caller's teams, newest first; POST queues one on the cpu queue. */
+        get: operations["preflights_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        get: operations["reports_list"];
+        put?: never;
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        post: operations["reports_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        get: operations["reports_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        post: operations["reports_comments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The report as a download: a self-contained HTML page that opens offline, or JSON
+         *     with every figure.
+         */
+        get: operations["reports_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/review/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        post: operations["reports_review_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
+         *     and review; making and submitting a report needs the editor role.
+         */
+        post: operations["reports_submit_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/": {
         parameters: {
             query?: never;
@@ -697,6 +976,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/curriculum/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description GET: the curriculum as the run trains it now. POST: a change of distributions,
+         *     mixture weights or target band, applied by the worker at its next step boundary.
+         */
+        get: operations["runs_curriculum_retrieve"];
+        put?: never;
+        /**
+         * @description GET: the curriculum as the run trains it now. POST: a change of distributions,
+         *     mixture weights or target band, applied by the worker at its next step boundary.
+         */
+        post: operations["runs_curriculum_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Pauses, resumes, budget stops and curriculum changes, oldest first. */
+        get: operations["runs_events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/pause/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description A queued run pauses at once; a running one at its next step boundary, after saving
+         *     a checkpoint, and gives its worker back.
+         */
+        post: operations["runs_pause_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/resume/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Queue a paused run again: a worker continues it from its checkpoint. `budget`
+         *     replaces the run's budget (raise it to resume a run that ran out of it).
+         */
+        post: operations["runs_resume_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/rollout-groups/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The inspector: each step's groups with a completion that matches the filters, with
+         *     all of the group's completions (``matches`` says which), their verdicts and flags.
+         */
+        get: operations["runs_rollout_groups_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}/rollouts/": {
         parameters: {
             query?: never;
@@ -706,6 +1086,43 @@ export interface paths {
         };
         /** @description Stored completions with their layered verdicts, by step, group and sample. */
         get: operations["runs_rollouts_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/rollouts/{rollout_id}/flag/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Flag the completion's verdict as wrong: it is proposed as a labelled example (known
+         *     good if the verifier failed it, known bad if it passed it) to the verifier's team.
+         */
+        post: operations["runs_rollouts_flag_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/usage/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Worker time, tokens and cost of the run, by family and queue, and its budget. */
+        get: operations["runs_usage_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -817,6 +1234,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_slug}/health-thresholds/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GET: a team's signal thresholds; PUT (editor role): change some of them. */
+        get: operations["teams_health_thresholds_retrieve"];
+        /** @description GET: a team's signal thresholds; PUT (editor role): change some of them. */
+        put: operations["teams_health_thresholds_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/teams/{team_slug}/members/": {
         parameters: {
             query?: never;
@@ -852,6 +1287,24 @@ export interface paths {
         head?: never;
         /** @description Members of a team and their roles (viewer, editor, admin); changes need the admin role. */
         patch: operations["teams_members_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_slug}/review-policy/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GET: a team's review rule; PUT (admin role): change it. */
+        get: operations["teams_review_policy_retrieve"];
+        /** @description GET: a team's review rule; PUT (admin role): change it. */
+        put: operations["teams_review_policy_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/teams/{team_slug}/summary/": {
@@ -902,6 +1355,40 @@ export interface paths {
         post?: never;
         /** @description Your personal API tokens: the secret is shown once at creation; DELETE revokes. */
         delete: operations["tokens_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A team's usage in a month: totals, by queue, kind, family and run. */
+        get: operations["usage_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/rates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Each queue's cost rate. */
+        get: operations["usage_rates_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1153,6 +1640,30 @@ export interface components {
             /** @description Why the list is empty (no worker is running, or none has models); else empty. */
             detail: string;
         };
+        Budget: {
+            /**
+             * Format: double
+             * @description Worker-hours a run may use (null: no limit).
+             */
+            max_worker_hours: number | null;
+            /**
+             * Format: double
+             * @description Cost a run may reach at the queues' rates (null: no limit).
+             */
+            max_cost: number | null;
+        };
+        BudgetInputRequest: {
+            /**
+             * Format: double
+             * @description Worker-hours the run may use (null: no limit).
+             */
+            max_worker_hours?: number | null;
+            /**
+             * Format: double
+             * @description Cost the run may reach (null: no limit).
+             */
+            max_cost?: number | null;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         CalibrateRequest: {
             /** @description Judge layer name. */
@@ -1232,6 +1743,23 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        Comment: {
+            readonly id: number;
+            readonly parent: number | null;
+            readonly family: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly author: string;
+            readonly body: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        CommentCreateRequest: {
+            body: string;
+            /** @default  */
+            family: string;
+            parent?: number | null;
+        };
         ComparedRun: {
             id: number;
             experiment: number;
@@ -1273,6 +1801,15 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        /** @description For the schema only: ``control.change_curriculum`` checks the change. */
+        CurriculumChangeRequest: {
+            /** @description New target band [low, high]. */
+            band?: number[];
+            /** @description Changes by family name. */
+            families?: {
+                [key: string]: components["schemas"]["FamilyChangeRequest"];
+            };
         };
         /** @description The families a curriculum mixes and the policy that moves their difficulty. */
         CurriculumConfig: {
@@ -1364,6 +1901,20 @@ export interface components {
             /** @default  */
             note: string;
         };
+        /**
+         * @description * `approve` - Approve
+         *     * `request_changes` - Request Changes
+         * @enum {string}
+         */
+        DecisionEnum: "approve" | "request_changes";
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        DecisionRequest: {
+            /**
+             * @description Why.
+             * @default
+             */
+            note: string;
+        };
         DedupReport: {
             /** @description Rows read. */
             total: number;
@@ -1433,6 +1984,19 @@ export interface components {
             /** @description Held-out tasks per family, at most. */
             max_tasks: number;
         };
+        EvaluatedFamily: {
+            /** @description The family's slug. */
+            family: string;
+            /** @description Pool version id (its held-out split). */
+            pool_version: number;
+            version_number: number;
+            verifier_version: number;
+            /**
+             * Format: double
+             * @description A drop past this many percentage points is a regression.
+             */
+            threshold_pts: number;
+        };
         /** @description A verifier version's FP/FN rates on its labelled examples. */
         Evaluation: {
             total: number;
@@ -1468,6 +2032,60 @@ export interface components {
             spec_hash: string;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
+        EvaluationCreateRequest: {
+            /** @description The team (editor role) whose versions are used. */
+            team: string;
+            /** @description A checkpoint id, or: */
+            checkpoint?: number;
+            /** @description A base model of the catalogue. */
+            model?: string;
+            families: components["schemas"]["FamilyChoiceRequest"][];
+            /** @default 4 */
+            k: number;
+            /**
+             * Format: double
+             * @default 1
+             */
+            temperature: number;
+            /** @default 16 */
+            max_new_tokens: number;
+            /** @default 200 */
+            max_tasks: number;
+            /** @default 0 */
+            seed: number;
+        };
+        EvaluationJob: {
+            readonly id: number;
+            readonly team: string;
+            readonly checkpoint: number | null;
+            readonly model: string;
+            readonly subject: string;
+            readonly families: components["schemas"]["EvaluatedFamily"][];
+            readonly k: number;
+            /** Format: double */
+            readonly temperature: number;
+            readonly max_new_tokens: number;
+            readonly max_tasks: number;
+            readonly seed: number;
+            readonly state: components["schemas"]["EvaluationStateEnum"];
+            /** Format: double */
+            readonly progress: number;
+            readonly message: string;
+            readonly attempts: number;
+            /** @description Held-out tasks evaluated so far. */
+            readonly tasks: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /** @enum {string} */
+        EvaluationStateEnum: "queued" | "running" | "succeeded" | "failed";
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
         Example: {
             readonly id: number;
             response: string;
@@ -1480,6 +2098,50 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        ExampleProposal: {
+            readonly id: number;
+            readonly verifier: number;
+            readonly verifier_name: string;
+            readonly version: number | null;
+            readonly version_number: number | null;
+            readonly response: string;
+            readonly expected: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The label proposed: good when the verifier refused it, bad when it passed it.
+             *
+             *     * `good` - Known good
+             *     * `bad` - Known bad
+             */
+            readonly label: components["schemas"]["LabelEnum"];
+            readonly judged_passed: boolean;
+            readonly judged_error_type: string;
+            /** Format: double */
+            readonly judged_reward: number | null;
+            readonly note: string;
+            readonly source: string;
+            readonly source_label: string;
+            readonly source_path: string;
+            readonly status: components["schemas"]["ExampleProposalStatusEnum"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly decided_by: string | null;
+            /** Format: date-time */
+            readonly decided_at: string | null;
+            readonly decision_note: string;
+            readonly example: number | null;
+        };
+        /**
+         * @description * `proposed` - Proposed
+         *     * `accepted` - Accepted
+         *     * `rejected` - Rejected
+         * @enum {string}
+         */
+        ExampleProposalStatusEnum: "proposed" | "accepted" | "rejected";
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ExampleRequest: {
             response: string;
@@ -1526,6 +2188,8 @@ export interface components {
             strategy: components["schemas"]["StrategyEnum"];
             /** @description Groups of completions stored per step for the run's page. */
             rollout_groups: number;
+            /** @description What each run may use; a run that crosses it pauses itself and says why. */
+            budget?: components["schemas"]["Budget"];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ExperimentCreateRequest: {
@@ -1596,6 +2260,25 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        FamilyChangeRequest: {
+            /**
+             * Format: double
+             * @description New mixture weight (0 or more).
+             */
+            weight?: number;
+            /** @description A share per level of the family, in level order (normalised; floor applied). */
+            distribution?: number[];
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        FamilyChoiceRequest: {
+            pool_version: number;
+            verifier_version: number;
+            /**
+             * Format: double
+             * @default 2
+             */
+            threshold_pts: number;
         };
         FamilyConfig: {
             /** @description Pinned task-pool version id. */
@@ -1681,6 +2364,33 @@ export interface components {
             /** Format: double */
             held_out_fraction?: number;
         };
+        FamilyRow: {
+            family: string;
+            /** @description Held-out tasks both sides evaluated. */
+            tasks: number;
+            /**
+             * Format: double
+             * @description Candidate success (pass@1 from k samples).
+             */
+            candidate: number;
+            /** Format: double */
+            baseline: number;
+            /**
+             * Format: double
+             * @description Candidate minus baseline, as a fraction.
+             */
+            difference: number;
+            /**
+             * Format: double
+             * @description 95% paired-bootstrap interval, lower end.
+             */
+            low: number;
+            /** Format: double */
+            high: number;
+            /** Format: double */
+            threshold_pts: number;
+            verdict: components["schemas"]["VerdictEnum"];
+        };
         FileSummary: {
             format: string;
             columns: string[];
@@ -1701,6 +2411,14 @@ export interface components {
             suggested_mapping: {
                 [key: string]: string;
             };
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        FlagRequest: {
+            /**
+             * @description Why the verdict is wrong, for the verifier's team.
+             * @default
+             */
+            note: string;
         };
         /**
          * @description * `jsonl` - jsonl
@@ -1743,6 +2461,31 @@ export interface components {
             /** @description Verifier spec; default: the kind's default. */
             spec?: components["schemas"]["VerifierSpec"];
         };
+        HealthSettings: {
+            /** @description Steps over which slopes and shares are taken. */
+            window: number;
+            /** @description The signals are checked every this many steps. */
+            every: number;
+            /**
+             * Format: double
+             * @description Held-out success rising less than this over the window counts as flat.
+             */
+            heldout_min_rise: number;
+            /**
+             * Format: double
+             * @description A KL above this is a spike whatever its history.
+             */
+            kl_max: number;
+            /**
+             * Format: double
+             * @description Share of a family's sampling on one level that counts as stuck there.
+             */
+            curriculum_mass: number;
+            /** @description Per signal name: threshold and switches. */
+            signals: {
+                [key: string]: components["schemas"]["SignalSetting"];
+            };
+        };
         Hyperparameter: {
             /** @description `learning_rate`, or `sampling.temperature` (nested). */
             path: string;
@@ -1769,6 +2512,37 @@ export interface components {
             /** Format: binary */
             file: string;
             format?: components["schemas"]["FormatEnum"];
+        };
+        InspectedRollout: {
+            readonly id: number;
+            readonly step: number;
+            readonly group: number;
+            readonly sample: number;
+            readonly family: string;
+            readonly difficulty: number;
+            readonly task_hash: string;
+            readonly pool_version: number | null;
+            readonly verifier_version: number | null;
+            readonly prompt: string;
+            readonly completion: string;
+            readonly passed: boolean;
+            /** Format: double */
+            readonly reward: number | null;
+            /** @description Reward parts: outcome, process, constraint... */
+            parts: {
+                [key: string]: number | null;
+            };
+            /** Format: double */
+            readonly advantage: number | null;
+            readonly error_type: string;
+            /** @description The layered verdict: each layer's name, kind, stage, passed, score, error_type, detail. */
+            layers: {
+                [key: string]: unknown;
+            }[];
+            /** @description It passes the filters. */
+            readonly matches: boolean;
+            /** @description Its verdict's flag, if flagged. */
+            readonly flag: components["schemas"]["RolloutFlag"] | null;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         IssuedToken: {
@@ -1800,6 +2574,14 @@ export interface components {
          * @enum {string}
          */
         ItemResultStatusEnum: "accepted" | "refused";
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        JobStateEnum: "queued" | "running" | "succeeded" | "failed";
         JudgeScore: {
             index: number;
             label: components["schemas"]["LabelEnum"];
@@ -1810,17 +2592,19 @@ export interface components {
             p_yes: number;
         };
         /**
-         * @description * `exact` - exact
-         *     * `near` - near
-         * @enum {string}
-         */
-        KindEnum: "exact" | "near";
-        /**
          * @description * `good` - Known good
          *     * `bad` - Known bad
          * @enum {string}
          */
         LabelEnum: "good" | "bad";
+        Latency: {
+            /** Format: double */
+            p50: number | null;
+            /** Format: double */
+            p95: number | null;
+            /** Format: double */
+            max: number | null;
+        };
         LayerKind: {
             kind: string;
             stage: components["schemas"]["StageEnum"];
@@ -1871,6 +2655,12 @@ export interface components {
              * @default 0.001
              */
             learning_rate: number;
+        };
+        LevelSuccess: {
+            difficulty: number;
+            /** Format: double */
+            success: number;
+            tasks: number;
         };
         LoadableModel: {
             /** @description What a run or a job names. */
@@ -1935,6 +2725,17 @@ export interface components {
          * @enum {string}
          */
         ModeEnum: "append" | "replace";
+        /**
+         * @description * `reward_vs_heldout` - reward_vs_heldout
+         *     * `length_blowup` - length_blowup
+         *     * `kl_spike` - kl_spike
+         *     * `entropy_collapse` - entropy_collapse
+         *     * `curriculum_stuck` - curriculum_stuck
+         *     * `part_dominates` - part_dominates
+         *     * `judge_flips` - judge_flips
+         * @enum {string}
+         */
+        NameEnum: "reward_vs_heldout" | "length_blowup" | "kl_spike" | "entropy_collapse" | "curriculum_stuck" | "part_dominates" | "judge_flips";
         Origin: {
             /** @description The saved curriculum it was copied from. */
             curriculum: number;
@@ -1970,6 +2771,36 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Curriculum"][];
+        };
+        PaginatedEvaluationJobList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["EvaluationJob"][];
+        };
+        PaginatedExampleProposalList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ExampleProposal"][];
         };
         PaginatedExperimentList: {
             /** @example 123 */
@@ -2046,6 +2877,51 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["PoolVersion"][];
         };
+        PaginatedPreflightList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Preflight"][];
+        };
+        PaginatedReportListList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ReportList"][];
+        };
+        PaginatedRolloutGroupList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["RolloutGroup"][];
+        };
         PaginatedRolloutList: {
             /** @example 123 */
             count: number;
@@ -2121,6 +2997,13 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Verifier"][];
         };
+        PassAtK: {
+            k: number;
+            /** Format: double */
+            pass_at_1: number;
+            /** Format: double */
+            pass_at_k: number;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedCurriculumRequest: {
             team?: string;
@@ -2145,6 +3028,31 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
+        };
+        PatchedHealthSettingsRequest: {
+            /** @description Steps over which slopes and shares are taken. */
+            window?: number;
+            /** @description The signals are checked every this many steps. */
+            every?: number;
+            /**
+             * Format: double
+             * @description Held-out success rising less than this over the window counts as flat.
+             */
+            heldout_min_rise?: number;
+            /**
+             * Format: double
+             * @description A KL above this is a spike whatever its history.
+             */
+            kl_max?: number;
+            /**
+             * Format: double
+             * @description Share of a family's sampling on one level that counts as stuck there.
+             */
+            curriculum_mass?: number;
+            /** @description Per signal name: threshold and switches. */
+            signals?: {
+                [key: string]: components["schemas"]["SignalSettingRequest"];
+            };
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedMembershipUpdateRequest: {
@@ -2224,7 +3132,7 @@ export interface components {
             readonly params: {
                 [key: string]: unknown;
             };
-            readonly status: components["schemas"]["PoolJobStatusEnum"];
+            readonly status: components["schemas"]["JobStateEnum"];
             /** Format: double */
             readonly progress: number;
             readonly message: string;
@@ -2234,14 +3142,6 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
-        /**
-         * @description * `queued` - Queued
-         *     * `running` - Running
-         *     * `succeeded` - Succeeded
-         *     * `failed` - Failed
-         * @enum {string}
-         */
-        PoolJobStatusEnum: "queued" | "running" | "succeeded" | "failed";
         PoolTask: {
             readonly id: number;
             readonly position: number;
@@ -2285,6 +3185,137 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        Preflight: {
+            readonly id: number;
+            readonly team: string;
+            readonly experiment: number | null;
+            readonly config: components["schemas"]["ExperimentConfig"];
+            readonly config_hash: string;
+            readonly tasks_per_level: number;
+            readonly state: components["schemas"]["JobStateEnum"];
+            /** Format: double */
+            readonly progress: number;
+            readonly message: string;
+            /** @description Null until the pre-flight succeeds. */
+            result: components["schemas"]["PreflightResult"] | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PreflightCreateRequest: {
+            /** @description The team (editor role) whose versions `config` pins. */
+            team?: string;
+            /** @description A configuration, as creating an experiment takes it. */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Or the id of an experiment whose configuration to sample. */
+            experiment?: number;
+            /**
+             * @description Train tasks sampled per family and level, G completions each.
+             * @default 32
+             */
+            tasks_per_level: number;
+        };
+        PreflightFamily: {
+            /** @description Tasks sampled (one group of G completions each). */
+            tasks: number;
+            completions: number;
+            /**
+             * Format: double
+             * @description Share the verifier passed.
+             */
+            pass_rate: number | null;
+            /** Format: double */
+            mean_reward: number | null;
+            /**
+             * Format: double
+             * @description Share of groups whose G rewards are all equal: no learning signal. Null with groups of one (an algorithm without groups).
+             */
+            frac_reward_zero_std: number | null;
+            /** @description The family's slug, as the run's metrics name it. */
+            family: string;
+            levels: components["schemas"]["PreflightLevel"][];
+            /** @description The verifier's time per completion, in ms. */
+            latency_ms: components["schemas"]["Latency"];
+            /** @description Rejected completions by error type. */
+            error_types: {
+                [key: string]: number;
+            };
+        };
+        PreflightLevel: {
+            /** @description Tasks sampled (one group of G completions each). */
+            tasks: number;
+            completions: number;
+            /**
+             * Format: double
+             * @description Share the verifier passed.
+             */
+            pass_rate: number | null;
+            /** Format: double */
+            mean_reward: number | null;
+            /**
+             * Format: double
+             * @description Share of groups whose G rewards are all equal: no learning signal. Null with groups of one (an algorithm without groups).
+             */
+            frac_reward_zero_std: number | null;
+            level: number;
+        };
+        PreflightResult: {
+            families: components["schemas"]["PreflightFamily"][];
+            warnings: components["schemas"]["PreflightWarning"][];
+            /** Format: double */
+            pass_rate: number | null;
+            /** Format: double */
+            frac_reward_zero_std: number | null;
+            completions: number;
+            settings: components["schemas"]["PreflightSettings"];
+        };
+        PreflightSettings: {
+            model: string;
+            group_size: number;
+            tasks_per_level: number;
+            /** Format: double */
+            temperature: number;
+            max_new_tokens: number;
+        };
+        PreflightWarning: {
+            family: string;
+            /** @description all_solved, none_solved, move_up, out_of_reach, errors:<type>, zero_signal or slow_verifier. */
+            code: string;
+            severity: components["schemas"]["SeverityEnum"];
+            levels: number[];
+            /** @description What is wrong and what to change. */
+            message: string;
+        };
+        Preset: {
+            /** @description Its id, e.g. `dr-grpo`. */
+            name: string;
+            title: string;
+            /** @description The `config.algorithm` it fills. */
+            algorithm: string;
+            summary: string;
+            /** @description The paper it follows. */
+            source: string;
+            /** @description What it sets; the rest keep yours. */
+            values: components["schemas"]["PresetValue"][];
+        };
+        PresetValue: {
+            /** @description The hyper-parameter, as in `fields`. */
+            path: string;
+            /** @description The value the preset gives it. */
+            value: unknown;
+            /** @description What the field is (the engine config's sentence). */
+            help: string;
+            /** @description Why the recipe sets it so (may be empty). */
+            why: string;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PreviewRequest: {
             /** @description Defaults to the saved config. */
@@ -2311,12 +3342,52 @@ export interface components {
                 [key: string]: number | null;
             };
         };
+        Profile: {
+            by_difficulty: {
+                [key: string]: components["schemas"]["LevelSuccess"][];
+            };
+            /** @description family → verifier stage → error type → failed samples. */
+            errors_by_layer: {
+                [key: string]: {
+                    [key: string]: {
+                        [key: string]: number;
+                    };
+                };
+            };
+            worst_tasks: components["schemas"]["WorstTask"][];
+            pass_at_k: {
+                [key: string]: components["schemas"]["PassAtK"];
+            };
+        };
         /**
          * @description * `template` - template
          *     * `as_is` - as_is
          * @enum {string}
          */
         PromptModeEnum: "template" | "as_is";
+        Quota: {
+            /** @description Runs queued or running at once (null: no limit). */
+            max_concurrent_runs: number | null;
+            /** @description Runs queued or running now. */
+            active_runs: number;
+            /** Format: double */
+            max_worker_hours_per_month: number | null;
+            /**
+             * Format: double
+             * @description Worker-hours used this month (UTC).
+             */
+            used_worker_hours: number;
+        };
+        Rate: {
+            queue: string;
+            /** Format: double */
+            per_worker_hour: number;
+            /** Format: double */
+            per_million_generated_tokens: number;
+            /** Format: double */
+            per_million_judge_tokens: number;
+            currency: string;
+        };
         RawPage: {
             key: string;
             points: components["schemas"]["Series"];
@@ -2342,12 +3413,118 @@ export interface components {
             row: number;
             /** @description The row kept in its place; a task of the previous version when negative. */
             duplicate_of: number;
-            kind: components["schemas"]["KindEnum"];
+            kind: components["schemas"]["RemovedRowKindEnum"];
             /**
              * Format: double
              * @description 1.0 for an exact duplicate.
              */
             similarity: number;
+        };
+        /**
+         * @description * `exact` - exact
+         *     * `near` - near
+         * @enum {string}
+         */
+        RemovedRowKindEnum: "exact" | "near";
+        Report: {
+            readonly id: number;
+            readonly team: string;
+            readonly candidate: number;
+            readonly baseline: number;
+            readonly candidate_subject: string;
+            readonly baseline_subject: string;
+            readonly lineage: string;
+            readonly version: number;
+            readonly headline: string;
+            /** @description draft → in_review → approved / changes_requested. */
+            readonly state: components["schemas"]["ReportStateEnum"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly submitted_at: string | null;
+            /** Format: date-time */
+            readonly decided_at: string | null;
+            readonly figures: components["schemas"]["ReportFigures"];
+            readonly comments: components["schemas"]["Comment"][];
+            readonly reviews: components["schemas"]["Review"][];
+            readonly required_approvals: number;
+            readonly authors_may_approve: boolean;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ReportCreateRequest: {
+            /** @description A succeeded evaluation job. */
+            candidate: number;
+            /** @description Another succeeded job, on the same families. */
+            baseline: number;
+        };
+        ReportFigures: {
+            headline: string;
+            families: components["schemas"]["FamilyRow"][];
+            candidate_profile: components["schemas"]["Profile"];
+            baseline_profile: components["schemas"]["Profile"];
+            settings: components["schemas"]["ReportSettings"];
+        };
+        ReportList: {
+            readonly id: number;
+            readonly team: string;
+            readonly candidate: number;
+            readonly baseline: number;
+            readonly candidate_subject: string;
+            readonly baseline_subject: string;
+            readonly lineage: string;
+            readonly version: number;
+            readonly headline: string;
+            /** @description draft → in_review → approved / changes_requested. */
+            readonly state: components["schemas"]["ReportStateEnum"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly submitted_at: string | null;
+            /** Format: date-time */
+            readonly decided_at: string | null;
+        };
+        ReportSettings: {
+            k: number;
+            /** Format: double */
+            temperature: number;
+            bootstrap_resamples: number;
+            /** Format: double */
+            confidence: number;
+            seed: number;
+        };
+        /** @enum {string} */
+        ReportStateEnum: "draft" | "in_review" | "approved" | "changes_requested";
+        ResumeRunRequest: {
+            budget?: components["schemas"]["BudgetInputRequest"];
+        };
+        Review: {
+            readonly id: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly reviewer: string;
+            readonly decision: components["schemas"]["DecisionEnum"];
+            readonly note: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ReviewCreateRequest: {
+            decision: components["schemas"]["DecisionEnum"];
+            /** @default  */
+            note: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ReviewPolicy: {
+            required_approvals: number;
+            authors_may_approve: boolean;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ReviewPolicyRequest: {
+            required_approvals: number;
+            authors_may_approve: boolean;
         };
         /**
          * @description * `viewer` - Viewer
@@ -2383,13 +3560,31 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        RolloutFlag: {
+            /** @description The proposal (GET /example-proposals/<id>/). */
+            id: number;
+            /** @description proposed, accepted or rejected. */
+            status: string;
+            /** @description The label proposed for the completion: good or bad. */
+            label: string;
+            verifier: number;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RolloutGroup: {
+            step: number;
+            group: number;
+            /** @description All its stored completions. */
+            readonly rollouts: components["schemas"]["InspectedRollout"][];
+        };
         Run: {
             readonly id: number;
             readonly team: string;
             readonly experiment: number;
             readonly experiment_name: string;
             readonly number: number;
-            readonly state: components["schemas"]["StateEnum"];
+            readonly state: components["schemas"]["RunStateEnum"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
             /** Format: date-time */
@@ -2403,6 +3598,16 @@ export interface components {
             readonly heartbeat_at: string | null;
             readonly attempts: number;
             readonly cancel_requested: boolean;
+            readonly pause_requested: boolean;
+            readonly pause_reason: string;
+            /** @description What the run may use; crossing it pauses the run. */
+            readonly budget: components["schemas"]["Budget"];
+            /** Format: double */
+            readonly worker_seconds: number;
+            readonly generated_tokens: number;
+            readonly judge_tokens: number;
+            /** Format: double */
+            readonly cost: number;
             readonly step: number;
             readonly max_steps: number;
             readonly resumed_from_step: number | null;
@@ -2412,6 +3617,64 @@ export interface components {
             summary: {
                 [key: string]: number | null;
             };
+            /** @description Reward-hacking and drift signals as last checked; a breach may pause the run. */
+            readonly health: components["schemas"]["RunHealth"];
+        };
+        RunBudget: {
+            /** Format: double */
+            max_worker_hours: number | null;
+            /** Format: double */
+            max_cost: number | null;
+            /** @description Why the run may not go on under it, if it may not. */
+            problem: string | null;
+        };
+        RunCurriculum: {
+            band: number[];
+            /** Format: double */
+            floor: number;
+            dynamic: boolean;
+            families: components["schemas"]["RunFamily"][];
+        };
+        RunEvent: {
+            readonly id: number;
+            readonly kind: components["schemas"]["RunEventKindEnum"];
+            /** @description A curriculum change: {"band": [low, high], "families": {name: {"weight", "distribution"}}}; a resume that raised the budget: {"budget": {...}}. */
+            change: {
+                [key: string]: unknown;
+            };
+            readonly reason: string;
+            /** @description The event in a few words. */
+            readonly summary: string;
+            /** @description Who asked; null when the run paused itself (its budget). */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            readonly requested_at_step: number;
+            readonly applied_at_step: number | null;
+            /** Format: date-time */
+            readonly applied_at: string | null;
+        };
+        /**
+         * @description * `curriculum` - Curriculum
+         *     * `pause` - Pause
+         *     * `resume` - Resume
+         *     * `budget` - Budget
+         *     * `health` - Health
+         * @enum {string}
+         */
+        RunEventKindEnum: "curriculum" | "pause" | "resume" | "budget" | "health";
+        RunFamily: {
+            name: string;
+            levels: number[];
+            /** Format: double */
+            weight: number;
+            /** @description Its sampling probability per level at the last step (null before the first). */
+            distribution: (number | null)[];
+        };
+        RunHealth: {
+            /** @description The step last checked; null: never. */
+            step: number | null;
+            signals: components["schemas"]["Signal"][];
         };
         /** @description A run without its log lines (GET the run for them). */
         RunList: {
@@ -2420,7 +3683,7 @@ export interface components {
             readonly experiment: number;
             readonly experiment_name: string;
             readonly number: number;
-            readonly state: components["schemas"]["StateEnum"];
+            readonly state: components["schemas"]["RunStateEnum"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
             /** Format: date-time */
@@ -2434,6 +3697,16 @@ export interface components {
             readonly heartbeat_at: string | null;
             readonly attempts: number;
             readonly cancel_requested: boolean;
+            readonly pause_requested: boolean;
+            readonly pause_reason: string;
+            /** @description What the run may use; crossing it pauses the run. */
+            readonly budget: components["schemas"]["Budget"];
+            /** Format: double */
+            readonly worker_seconds: number;
+            readonly generated_tokens: number;
+            readonly judge_tokens: number;
+            /** Format: double */
+            readonly cost: number;
             readonly step: number;
             readonly max_steps: number;
             readonly resumed_from_step: number | null;
@@ -2442,6 +3715,8 @@ export interface components {
             summary: {
                 [key: string]: number | null;
             };
+            /** @description Reward-hacking and drift signals as last checked; a breach may pause the run. */
+            readonly health: components["schemas"]["RunHealth"];
         };
         RunMetrics: {
             run: number;
@@ -2454,6 +3729,43 @@ export interface components {
             points: {
                 [key: string]: components["schemas"]["CountedSeries"];
             };
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `paused` - Paused
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        RunStateEnum: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+        RunUsage: {
+            run: number;
+            currency: string;
+            totals: components["schemas"]["Totals"];
+            by_family: components["schemas"]["UsageRow"][];
+            by_queue: components["schemas"]["UsageRow"][];
+            budget: components["schemas"]["RunBudget"];
+        };
+        RunUsageRow: {
+            /**
+             * Format: double
+             * @description Seconds of workers, times processes.
+             */
+            worker_seconds: number;
+            generated_tokens: number;
+            /** @description Tokens model judges read. */
+            judge_tokens: number;
+            /**
+             * Format: double
+             * @description At the rates in force when it was used.
+             */
+            cost: number;
+            run: number;
+            experiment_name: string;
+            number: number;
+            state: string;
         };
         SandboxStatus: {
             /** @description pid, mount, network, ipc, uts: active? */
@@ -2478,6 +3790,55 @@ export interface components {
             wall_time: number[];
             tokens: (number | null)[];
         };
+        /**
+         * @description * `warning` - warning
+         *     * `info` - info
+         * @enum {string}
+         */
+        SeverityEnum: "warning" | "info";
+        Signal: {
+            name: components["schemas"]["NameEnum"];
+            label: string;
+            state: components["schemas"]["SignalStateEnum"];
+            /** @description What the signal sees, in words. */
+            sentence: string;
+            /** @description The step its current state (warning, breached) began. */
+            since_step: number | null;
+            /**
+             * Format: double
+             * @description The signal's measure now.
+             */
+            value: number | null;
+            /** Format: double */
+            threshold: number | null;
+            pause_on_breach: boolean;
+        };
+        SignalSetting: {
+            /**
+             * Format: double
+             * @description Reward rise, length ratio, KL z-score, entropy floor (nats), steps, share, flip rate.
+             */
+            threshold: number;
+            pause_on_breach: boolean;
+            enabled: boolean;
+        };
+        SignalSettingRequest: {
+            /**
+             * Format: double
+             * @description Reward rise, length ratio, KL z-score, entropy floor (nats), steps, share, flip rate.
+             */
+            threshold: number;
+            pause_on_breach: boolean;
+            enabled: boolean;
+        };
+        /**
+         * @description * `ok` - ok
+         *     * `warning` - warning
+         *     * `breached` - breached
+         *     * `unavailable` - unavailable
+         * @enum {string}
+         */
+        SignalStateEnum: "ok" | "warning" | "breached" | "unavailable";
         /**
          * @description * `generator` - Procedural generator
          *     * `upload` - Uploaded file
@@ -2510,15 +3871,6 @@ export interface components {
          * @enum {string}
          */
         StageEnum: "syntax" | "semantic" | "boundary" | "constraint" | "judge";
-        /**
-         * @description * `queued` - Queued
-         *     * `running` - Running
-         *     * `succeeded` - Succeeded
-         *     * `failed` - Failed
-         *     * `cancelled` - Cancelled
-         * @enum {string}
-         */
-        StateEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /**
          * @description * `ddp` - ddp
          *     * `fsdp` - fsdp
@@ -2577,6 +3929,20 @@ export interface components {
             /** @description Curricula. */
             curricula: number;
         };
+        TeamUsage: {
+            team: string;
+            /** @description YYYY-MM (UTC). */
+            month: string;
+            currency: string;
+            totals: components["schemas"]["Totals"];
+            by_queue: components["schemas"]["UsageRow"][];
+            /** @description training, grading... */
+            by_kind: components["schemas"]["UsageRow"][];
+            by_family: components["schemas"]["UsageRow"][];
+            by_run: components["schemas"]["RunUsageRow"][];
+            quota: components["schemas"]["Quota"];
+            rates: components["schemas"]["Rate"][];
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Token: {
             readonly id: number;
@@ -2599,6 +3965,21 @@ export interface components {
             team?: string | null;
             /** @description Days until it expires (default 90). A token created with a token cannot outlive it; without this field it is cut to that token's expiry. */
             days?: number;
+        };
+        Totals: {
+            /**
+             * Format: double
+             * @description Seconds of workers, times processes.
+             */
+            worker_seconds: number;
+            generated_tokens: number;
+            /** @description Tokens model judges read. */
+            judge_tokens: number;
+            /**
+             * Format: double
+             * @description At the rates in force when it was used.
+             */
+            cost: number;
         };
         TraceStep: {
             step: number;
@@ -2699,6 +4080,23 @@ export interface components {
             /** @default  */
             note: string;
         };
+        UsageRow: {
+            /**
+             * Format: double
+             * @description Seconds of workers, times processes.
+             */
+            worker_seconds: number;
+            generated_tokens: number;
+            /** @description Tokens model judges read. */
+            judge_tokens: number;
+            /**
+             * Format: double
+             * @description At the rates in force when it was used.
+             */
+            cost: number;
+            /** @description The queue, kind or family (blank: work not split by family). */
+            key: string;
+        };
         Verdict: {
             passed: boolean;
             /** Format: double */
@@ -2733,6 +4131,13 @@ export interface components {
             seconds: number;
             spec_hash: string;
         };
+        /**
+         * @description * `improved` - improved
+         *     * `unchanged` - unchanged
+         *     * `regressed` - regressed
+         * @enum {string}
+         */
+        VerdictEnum: "improved" | "unchanged" | "regressed";
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Verifier: {
             readonly id: number;
@@ -2834,6 +4239,18 @@ export interface components {
             /** @description Its heartbeat is fresh and it has not stopped. */
             readonly running: boolean;
         };
+        WorstTask: {
+            task_hash: string;
+            family: string;
+            difficulty: number;
+            passes: number;
+            k: number;
+            /** Format: double */
+            success: number;
+            errors: {
+                [key: string]: number;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -2858,6 +4275,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Algorithm"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    algorithms_presets_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preset"][];
                 };
             };
             /** @description Invalid input; each error names its field. */
@@ -3847,6 +5328,575 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PreviewTrace"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluations_list: {
+        parameters: {
+            query?: {
+                checkpoint?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 */
+                state?: "failed" | "queued" | "running" | "succeeded";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedEvaluationJobList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvaluationCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EvaluationCreateRequest"];
+                "multipart/form-data": components["schemas"]["EvaluationCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationJob"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation job. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationJob"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    example_proposals_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `proposed` - Proposed
+                 *     * `accepted` - Accepted
+                 *     * `rejected` - Rejected
+                 */
+                status?: "accepted" | "proposed" | "rejected";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+                verifier?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedExampleProposalList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    example_proposals_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this example proposal. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExampleProposal"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    example_proposals_accept_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this example proposal. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["DecisionRequest"];
+                "multipart/form-data": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExampleProposal"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    example_proposals_reject_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this example proposal. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["DecisionRequest"];
+                "multipart/form-data": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExampleProposal"];
                 };
             };
             /** @description Invalid input; each error names its field. */
@@ -6396,6 +8446,821 @@ export interface operations {
             };
         };
     };
+    preflights_list: {
+        parameters: {
+            query?: {
+                config_hash?: string;
+                experiment?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 */
+                state?: "failed" | "queued" | "running" | "succeeded";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedPreflightList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    preflights_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PreflightCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PreflightCreateRequest"];
+                "multipart/form-data": components["schemas"]["PreflightCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preflight"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    preflights_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this preflight report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preflight"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_list: {
+        parameters: {
+            query?: {
+                lineage?: string;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `draft` - Draft
+                 *     * `in_review` - In Review
+                 *     * `approved` - Approved
+                 *     * `changes_requested` - Changes Requested
+                 */
+                state?: "approved" | "changes_requested" | "draft" | "in_review";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedReportListList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReportCreateRequest"];
+                "multipart/form-data": components["schemas"]["ReportCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_comments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CommentCreateRequest"];
+                "multipart/form-data": components["schemas"]["CommentCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_export_retrieve: {
+        parameters: {
+            query?: {
+                /** @description html (default) or json. */
+                as?: "html" | "json";
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_review_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReviewCreateRequest"];
+                "multipart/form-data": components["schemas"]["ReviewCreateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    reports_submit_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation report. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     runs_list: {
         parameters: {
             query?: {
@@ -6411,11 +9276,12 @@ export interface operations {
                 /**
                  * @description * `queued` - Queued
                  *     * `running` - Running
+                 *     * `paused` - Paused
                  *     * `succeeded` - Succeeded
                  *     * `failed` - Failed
                  *     * `cancelled` - Cancelled
                  */
-                state?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                state?: "cancelled" | "failed" | "paused" | "queued" | "running" | "succeeded";
                 /** @description Only this team's objects (its slug). */
                 team?: string;
             };
@@ -6643,11 +9509,12 @@ export interface operations {
                 /**
                  * @description * `queued` - Queued
                  *     * `running` - Running
+                 *     * `paused` - Paused
                  *     * `succeeded` - Succeeded
                  *     * `failed` - Failed
                  *     * `cancelled` - Cancelled
                  */
-                state?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                state?: "cancelled" | "failed" | "paused" | "queued" | "running" | "succeeded";
                 /** @description Only this team's objects (its slug). */
                 team?: string;
             };
@@ -6715,15 +9582,514 @@ export interface operations {
             };
         };
     };
-    runs_rollouts_list: {
+    runs_curriculum_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunCurriculum"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_curriculum_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CurriculumChangeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CurriculumChangeRequest"];
+                "multipart/form-data": components["schemas"]["CurriculumChangeRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunEvent"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_events_list: {
         parameters: {
             query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A search term. */
+                search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunEvent"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_pause_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_resume_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResumeRunRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ResumeRunRequest"];
+                "multipart/form-data": components["schemas"]["ResumeRunRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_rollout_groups_list: {
+        parameters: {
+            query?: {
+                difficulty?: number;
+                error_type?: string;
                 family?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
                 /** @description Number of results to return per page. */
                 page_size?: number;
+                /** @description The verdict. */
                 passed?: boolean;
+                reward_max?: number;
+                reward_min?: number;
+                /** @description Text in the prompt or the completion, any case (at most 200 characters). */
+                search?: string;
+                step?: number;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRolloutGroupList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_rollouts_list: {
+        parameters: {
+            query?: {
+                difficulty?: number;
+                error_type?: string;
+                family?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description The verdict. */
+                passed?: boolean;
+                reward_max?: number;
+                reward_min?: number;
+                /** @description Text in the prompt or the completion, any case (at most 200 characters). */
+                search?: string;
                 step?: number;
                 /** @description Only this team's objects (its slug). */
                 team?: string;
@@ -6743,6 +10109,165 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedRolloutList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_rollouts_flag_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+                rollout_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FlagRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["FlagRequest"];
+                "multipart/form-data": components["schemas"]["FlagRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutFlag"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_usage_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunUsage"];
                 };
             };
             /** @description Invalid input; each error names its field. */
@@ -7402,6 +10927,162 @@ export interface operations {
             };
         };
     };
+    teams_health_thresholds_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthSettings"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    teams_health_thresholds_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedHealthSettingsRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedHealthSettingsRequest"];
+                "multipart/form-data": components["schemas"]["PatchedHealthSettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthSettings"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     teams_members_list: {
         parameters: {
             query?: {
@@ -7794,6 +11475,162 @@ export interface operations {
             };
         };
     };
+    teams_review_policy_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewPolicy"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    teams_review_policy_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewPolicyRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReviewPolicyRequest"];
+                "multipart/form-data": components["schemas"]["ReviewPolicyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewPolicy"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     teams_summary_retrieve: {
         parameters: {
             query?: never;
@@ -8106,6 +11943,139 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    usage_retrieve: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM; default: now. */
+                month?: string;
+                /** @description Team slug. */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamUsage"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    usage_rates_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rate"][];
+                };
             };
             /** @description Invalid input; each error names its field. */
             400: {

@@ -17,6 +17,10 @@ const LIVE_INVALIDATIONS: InvalidationMap = {
   "verifier.created": [["verifiers"]],
   "verifier.version_created": [["verifiers"]],
   "verifier.example_added": [["verifiers"]],
+  // A flagged verdict, and the decision on it, show on the verifier's page and the run's.
+  "verifier.example_proposed": [["verifiers"], ["rollout-groups"]],
+  "verifier.proposal_accepted": [["verifiers"], ["rollout-groups"]],
+  "verifier.proposal_rejected": [["verifiers"], ["rollout-groups"]],
   "curriculum.created": [["curricula"]],
   "curriculum.config_changed": [["curricula"]],
   "experiment.created": [["experiments"]],

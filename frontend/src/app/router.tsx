@@ -8,6 +8,7 @@ import { ExperimentDetailRoute } from "@/features/experiments/routes/experiment-
 import { ExperimentsRoute } from "@/features/experiments/routes/experiments";
 import { NewExperimentRoute } from "@/features/experiments/routes/new-experiment";
 import { OverviewRoute } from "@/features/overview/routes/overview";
+import { ReportRoute } from "@/features/reports/routes/report";
 import { ReportsRoute } from "@/features/reports/routes/reports";
 import { CompareRunsRoute } from "@/features/runs/routes/compare-runs";
 import { RunRoute } from "@/features/runs/routes/run";
@@ -17,6 +18,7 @@ import { PoolVersionRoute } from "@/features/task-families/routes/pool-version";
 import { TaskFamiliesRoute } from "@/features/task-families/routes/task-families";
 import { TeamSettingsRoute } from "@/features/teams/routes/team-settings";
 import { TokensRoute } from "@/features/tokens/routes/tokens";
+import { UsageRoute } from "@/features/usage/routes/usage";
 import { VerifierRoute } from "@/features/verifiers/routes/verifier";
 import { VerifiersRoute } from "@/features/verifiers/routes/verifiers";
 
@@ -51,10 +53,12 @@ export const routes: RouteObject[] = [
           { path: "runs/compare", element: <CompareRunsRoute /> },
           { path: "runs/:runId/:tab?", element: <RunRoute /> },
           { path: "reports", element: <ReportsRoute /> },
+          { path: "reports/:reportId", element: <ReportRoute /> },
           { path: "deployments", element: <DeploymentsRoute /> },
           { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
           { path: "settings/tokens", element: <TokensRoute /> },
           { path: "settings/team", element: <TeamSettingsRoute /> },
+          { path: "usage", element: <UsageRoute /> },
           { path: "*", element: <NotFoundRoute /> },
         ],
       },

@@ -32,6 +32,13 @@ export class FakeUPlot {
     this.setDataCalls += 1;
   }
 
+  redraws = 0;
+
+  /** The real one redraws (with its draw hooks: the page's markers); here it is counted. */
+  redraw(): void {
+    this.redraws += 1;
+  }
+
   setSize({ width, height }: { width: number; height: number }): void {
     this.width = width;
     this.height = height;

@@ -62,6 +62,11 @@ def template_problem(template: str) -> str | None:
 
 
 def yes_probability(tokenizer: Any, model: Any, text: str, params: Params) -> float:
+    return judged(tokenizer, model, text, params)[0]
+
+
+def judged(tokenizer: Any, model: Any, text: str, params: Params) -> tuple[float, int]:
+    """P(yes), and the prompt tokens the judge read (what its usage is counted in)."""
     import torch
 
     yes_id = _first_token(tokenizer, params.get("yes_token", " yes"))
@@ -71,7 +76,7 @@ def yes_probability(tokenizer: Any, model: Any, text: str, params: Params) -> fl
     with torch.no_grad():
         logits = model(torch.tensor([ids], device=model.device)).logits[0, -1]  # (vocab,)
     pair = torch.stack([logits[yes_id], logits[no_id]]).float()
-    return float(torch.softmax(pair, dim=0)[0])
+    return float(torch.softmax(pair, dim=0)[0]), len(ids)
 
 
 def _first_token(tokenizer: Any, word: str) -> int:
@@ -112,12 +117,13 @@ class ModelJudge(Layer):
         if not Path(self.params["model_path"]).is_dir():
             return self.fail(ErrorType.VERIFIER_ERROR, "model_path is not a local model directory")
         tokenizer, model = load_judge_model(self.params["model_path"], self._device())
-        p_yes = yes_probability(tokenizer, model, text, self.params)
+        p_yes, tokens = judged(tokenizer, model, text, self.params)
         threshold = float(self.params.get("threshold", 0.5))
+        info = {"p_yes": p_yes, "threshold": threshold, "tokens": tokens}
         if p_yes >= threshold:
-            return self.ok(p_yes, f"P(yes)={p_yes:.3f}", p_yes=p_yes, threshold=threshold)
+            return self.ok(p_yes, f"P(yes)={p_yes:.3f}", **info)
         detail = f"P(yes)={p_yes:.3f} < {threshold}"
-        return self.fail(ErrorType.JUDGE_REJECTED, detail, p_yes, p_yes=p_yes, threshold=threshold)
+        return self.fail(ErrorType.JUDGE_REJECTED, detail, p_yes, **info)
 
     def _template(self) -> str:
         return self.params.get("prompt_template", DEFAULT_TEMPLATE)

@@ -23,6 +23,7 @@ const SECTIONS: { heading: string; items: NavItem[] }[] = [
     items: [
       { to: "/settings/tokens", label: "API tokens", icon: "tokens" },
       { to: "/settings/team", label: "Team", icon: "team" },
+      { to: "/usage", label: "Usage and cost", icon: "usage" },
     ],
   },
 ];

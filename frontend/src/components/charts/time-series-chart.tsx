@@ -5,6 +5,7 @@ import { useEffect, useId, useMemo, useRef, useState } from "react";
 import type uPlot from "uplot";
 
 import { alignSeries, countPoints, smooth, type Aligned } from "./align";
+import { drawMarkers, MarkerList, useChartMarkers } from "./markers";
 import "./charts.css";
 
 export type ChartSeries = {
@@ -17,6 +18,8 @@ export type ChartSeries = {
   /** One value per step; null where the run reported no finite value (drawn as a gap). */
   y: ArrayLike<number | null>;
   dashed?: boolean;
+  /** What this series measures, shown on hovering its legend entry. */
+  description?: string;
 };
 
 type UPlotModule = { default: typeof uPlot };
@@ -30,6 +33,8 @@ function loadUPlot(): Promise<UPlotModule> {
 }
 
 const AXIS_STROKE = "#71717a";
+/** A press and release further apart than this is a drag (a zoom), not a click. */
+const CLICK_SLOP_PX = 4;
 const GRID_STROKE = "#e4e4e7";
 
 /** 3 significant digits for small values, grouped thousands for large ones. */
@@ -139,6 +144,8 @@ export function TimeSeriesChart({
   height = 180,
   emptyText = "No points yet.",
   smoothing = 0,
+  onStepClick,
+  stepActionLabel = "Open step",
 }: {
   title: string;
   /** What the chart measures, in one sentence (see lib/metric-descriptions). */
@@ -149,6 +156,11 @@ export function TimeSeriesChart({
   emptyText?: string;
   /** 0 draws the raw series; above, each is drawn smoothed over its faint raw line. */
   smoothing?: number;
+  /** Makes points clickable: called with the step under the cursor (a drag still zooms). The
+   * legend offers the same as a button, for the keyboard. */
+  onStepClick?: (step: number) => void;
+  /** The legend button's text before the step number. */
+  stepActionLabel?: string;
 }) {
   const titleId = useId();
   const descId = useId();
@@ -167,10 +179,14 @@ export function TimeSeriesChart({
     [data, smoothed, smoothing],
   );
   const points = useMemo(() => countPoints(series), [series]);
+  // Events of the page (a run's curriculum changes, pauses) drawn across the plot.
+  const markers = useChartMarkers();
+  const markersRef = useRef(markers);
+  markersRef.current = markers;
   // The plot is rebuilt only when what it draws changes shape, never for new points.
   const shape = JSON.stringify([height, xLabel, smoothed, series.map((s) => [s.key, s.label, s.color, !!s.dashed])]);
-  const latest = useRef({ data: drawn, series, smoothed });
-  latest.current = { data: drawn, series, smoothed };
+  const latest = useRef({ data: drawn, series, smoothed, onStepClick });
+  latest.current = { data: drawn, series, smoothed, onStepClick };
 
   useEffect(() => {
     const element = plotRef.current;
@@ -186,10 +202,22 @@ export function TimeSeriesChart({
           zoomed.current = true;
         },
       });
+      options.hooks = { ...options.hooks, draw: [(u) => drawMarkers(u, markersRef.current)] };
       const plot = new UPlot(options, latest.current.data as uPlot.AlignedData, element);
       chart.current = plot;
       plot.over.addEventListener("dblclick", () => {
         zoomed.current = false;
+      });
+      // A click (not the end of a drag, which zooms) on a point opens its step.
+      let downAt: number | null = null;
+      plot.over.addEventListener("mousedown", (e) => {
+        downAt = e.clientX;
+      });
+      plot.over.addEventListener("click", (e) => {
+        const dragged = downAt !== null && Math.abs(e.clientX - downAt) > CLICK_SLOP_PX;
+        const idx = plot.cursor.idx;
+        const step = idx === null || idx === undefined ? undefined : latest.current.data[0][idx];
+        if (!dragged && step !== undefined && step !== null) latest.current.onStepClick?.(step);
       });
       const fit = () => {
         const next = Math.max(element.clientWidth, 200);
@@ -213,6 +241,10 @@ export function TimeSeriesChart({
   }, [shape, height, xLabel]);
 
   useEffect(() => {
+    chart.current?.redraw(false);
+  }, [markers]);
+
+  useEffect(() => {
     // New points: keep the plot, swap its data; a zoomed-in view stays where the user put it.
     chart.current?.setData(drawn as uPlot.AlignedData, !zoomed.current);
   }, [drawn]);
@@ -222,14 +254,14 @@ export function TimeSeriesChart({
   const step = hovered !== null ? xs[hovered] : xs[xs.length - 1];
 
   return (
-    <figure className="chart ts-chart" data-points={points} data-series={series.length}>
-      <figcaption className="chart-title" id={titleId}>
+    <figure className="chart ts-chart" data-points={points} data-series={series.length} data-markers={markers.length}>
+      <figcaption className="chart-title" id={titleId} title={description}>
         {title}
       </figcaption>
       <div className="ts-chart-area">
         <div
           ref={plotRef}
-          className="ts-chart-plot"
+          className={`ts-chart-plot${onStepClick ? " ts-chart-clickable" : ""}`}
           style={{ height }}
           role="img"
           aria-labelledby={titleId}
@@ -243,13 +275,18 @@ export function TimeSeriesChart({
         <div className="ts-chart-step">
           {xLabel} {step ?? "—"}
           {hovered === null && points > 0 && <span className="subtle"> (latest)</span>}
+          {onStepClick && step !== undefined && (
+            <button type="button" className="btn btn-ghost btn-sm ts-chart-step-action" onClick={() => onStepClick(step)}>
+              {stepActionLabel} {step}
+            </button>
+          )}
         </div>
         <ul className="chart-legend">
           {series.map((s, i) => {
             const column = data[i + 1];
             const value = hovered !== null ? column?.[hovered] : lastValue(column);
             return (
-              <li key={s.key} data-series-key={s.key}>
+              <li key={s.key} data-series-key={s.key} title={s.description}>
                 <span
                   className={`chart-legend-mark chart-legend-line${s.dashed ? " chart-legend-dashed" : ""}`}
                   style={{ background: s.color, borderColor: s.color }}
@@ -261,6 +298,7 @@ export function TimeSeriesChart({
             );
           })}
         </ul>
+        <MarkerList markers={markers} />
         <p className="ts-chart-description" id={descId}>
           {description}
         </p>

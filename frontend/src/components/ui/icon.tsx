@@ -15,6 +15,7 @@ const PATHS = {
   copy: "M9 9h11v11H9zM5 15H4V4h11v1",
   plus: "M12 5v14M5 12h14",
   inbox: "M3 13h5l1 3h6l1-3h5M5 5h14l2 8v6H3v-6z",
+  usage: "M12 14l4-4M4.2 18a9 9 0 1 1 15.6 0z",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -18,6 +18,7 @@ def test_it_scores_p_yes_and_marks_itself_biased(judge_model_dir: Path) -> None:
     bad = _judge(judge_model_dir, "the answer is 3 wrong")
     assert good.stage is Stage.JUDGE and good.biased and bad.biased
     assert good.passed and good.info["p_yes"] > 0.5
+    assert good.info["tokens"] > 0  # what the judge read, counted in the run's usage
     assert bad.error_type is ErrorType.JUDGE_REJECTED
     assert bad.score == bad.info["p_yes"] < 0.5
 

@@ -3,8 +3,10 @@ import { useState } from "react";
 import { QueryPlaceholder } from "@/components/ui/card";
 
 import { useAlgorithms } from "../api/get-algorithms";
+import { usePresets, type Preset } from "../api/get-presets";
 import type { Algorithm, Hyperparameter } from "../api/types";
-import { formValue, hyperparameterPath, switchAlgorithm, type Draft } from "../lib/draft";
+import { applyPreset, formValue, hyperparameterPath, switchAlgorithm, type Draft } from "../lib/draft";
+import "../presets.css";
 import { WizardField, type ControlProps } from "./wizard-field";
 
 /** Shown first; the rest sit behind "all hyper-parameters" (opened by any error among them). */
@@ -63,7 +65,42 @@ function FieldControl({ field, value, control, onChange }: { field: Hyperparamet
   );
 }
 
-function HyperparameterField({ field, draft, error, onChange }: { field: Hyperparameter; draft: Draft; error?: string; onChange: (draft: Draft) => void }) {
+/** The named recipes: one click fills a paper's values; the run's size stays as set. */
+function PresetPicker({ draft, algorithms, presets, onChange }: { draft: Draft; algorithms: Algorithm[]; presets: Preset[]; onChange: (draft: Draft) => void }) {
+  const chosen = presets.find((p) => p.name === draft.preset);
+  return (
+    <div className="ex-presets" role="group" aria-label="Presets">
+      <div className="ex-presets-head">
+        <span className="ex-presets-title">Start from a preset</span>
+        <span className="subtle">It fills the values its paper uses, each explained below; steps, prompts and learning rate stay yours.</span>
+      </div>
+      <div className="ex-preset-list">
+        {presets.map((preset) => (
+          <button
+            key={preset.name}
+            type="button"
+            className={`ex-preset${preset.name === draft.preset ? " is-active" : ""}`}
+            aria-pressed={preset.name === draft.preset}
+            title={preset.summary}
+            onClick={() => {
+              const algorithm = algorithms.find((a) => a.name === preset.algorithm);
+              if (algorithm) onChange(applyPreset(draft, preset, algorithm, presets));
+            }}
+          >
+            {preset.title}
+          </button>
+        ))}
+      </div>
+      {chosen && (
+        <p className="ex-preset-summary" data-testid="preset-summary">
+          <strong>{chosen.title}.</strong> {chosen.summary} <span className="subtle">{chosen.source}.</span>
+        </p>
+      )}
+    </div>
+  );
+}
+
+function HyperparameterField({ field, draft, error, why, onChange }: { field: Hyperparameter; draft: Draft; error?: string; why?: string; onChange: (draft: Draft) => void }) {
   const set = draft.hyper[field.path];
   const value = set ?? formValue(field, field.default);
   const changed = set !== undefined && set !== formValue(field, field.default);
@@ -78,8 +115,14 @@ function HyperparameterField({ field, draft, error, onChange }: { field: Hyperpa
       default {String(formValue(field, field.default)) || "off"}
     </button>
   );
+  const help = (
+    <>
+      <Backticked text={field.help} />
+      {why && <span className="ex-why"> Preset: {why}</span>}
+    </>
+  );
   return (
-    <WizardField label={label} aside={aside} help={<Backticked text={field.help} />} error={error} className={changed ? "is-changed" : undefined}>
+    <WizardField label={label} aside={aside} help={help} error={error} className={changed ? "is-changed" : undefined}>
       {(control) => <FieldControl field={field} value={value} control={control} onChange={(v) => onChange({ ...draft, hyper: { ...draft.hyper, [field.path]: v } })} />}
     </WizardField>
   );
@@ -88,7 +131,10 @@ function HyperparameterField({ field, draft, error, onChange }: { field: Hyperpa
 /** Step 3: the algorithm and its hyper-parameters, each with its default and one line of help. */
 export function StepAlgorithm({ draft, errors, onChange }: { draft: Draft; errors: Record<string, string>; onChange: (draft: Draft) => void }) {
   const algorithms = useAlgorithms();
+  const presets = usePresets();
   const [showAll, setShowAll] = useState(false);
+  const preset = presets.data?.find((p) => p.name === draft.preset);
+  const whyOf = (path: string) => preset?.values.find((v) => v.path === path)?.why || undefined;
   const algorithm: Algorithm | undefined = algorithms.data?.find((a) => a.name === draft.algorithm);
   const errorFor = (path: string) => errors[`config.hyperparameters.${path}`];
   const fields = algorithm?.fields ?? [];
@@ -103,6 +149,7 @@ export function StepAlgorithm({ draft, errors, onChange }: { draft: Draft; error
   return (
     <div className="stack">
       <QueryPlaceholder query={algorithms} />
+      {algorithms.data && presets.data && <PresetPicker draft={draft} algorithms={algorithms.data} presets={presets.data} onChange={onChange} />}
       {algorithms.data && (
         <WizardField label="Algorithm" help={algorithm?.summary} error={errors["config.algorithm"]}>
           {(control) => (
@@ -133,7 +180,7 @@ export function StepAlgorithm({ draft, errors, onChange }: { draft: Draft; error
         <>
           <div className="ex-grid" role="group" aria-label="Main hyper-parameters">
             {primary.map((f) => (
-              <HyperparameterField key={f.path} field={f} draft={draft} error={errorFor(f.path)} onChange={onChange} />
+              <HyperparameterField key={f.path} field={f} draft={draft} error={errorFor(f.path)} why={whyOf(f.path)} onChange={onChange} />
             ))}
           </div>
           <button type="button" className="btn btn-ghost ex-more" aria-expanded={showAll || restHasError} onClick={() => setShowAll(!showAll)}>
@@ -142,7 +189,7 @@ export function StepAlgorithm({ draft, errors, onChange }: { draft: Draft; error
           {(showAll || restHasError) && (
             <div className="ex-grid" role="group" aria-label="Other hyper-parameters">
               {rest.map((f) => (
-                <HyperparameterField key={f.path} field={f} draft={draft} error={errorFor(f.path)} onChange={onChange} />
+                <HyperparameterField key={f.path} field={f} draft={draft} error={errorFor(f.path)} why={whyOf(f.path)} onChange={onChange} />
               ))}
             </div>
           )}

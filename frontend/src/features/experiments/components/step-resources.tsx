@@ -1,7 +1,8 @@
 import type { Draft } from "../lib/draft";
 import { WizardField } from "./wizard-field";
 
-/** Step 5: the seed, the number of processes and how many completions each step keeps. */
+/** Step 5: the seed, the number of processes, how many completions each step keeps, and
+ * the budget each run may use before it pauses itself. */
 export function StepResources({ draft, errors, onChange }: { draft: Draft; errors: Record<string, string>; onChange: (draft: Draft) => void }) {
   return (
     <div className="stack">
@@ -24,6 +25,24 @@ export function StepResources({ draft, errors, onChange }: { draft: Draft; error
           {(control) => (
             <input {...control} className="input" inputMode="numeric" value={draft.rolloutGroups} onChange={(e) => onChange({ ...draft, rolloutGroups: e.target.value })} />
           )}
+        </WizardField>
+      </div>
+      <div className="ex-grid" role="group" aria-label="Budget of each run">
+        <WizardField
+          label="Budget: worker-hours"
+          help="Hours of workers each run may use (times its processes), loading included. A run that crosses it pauses with a checkpoint and says why; raise it to resume. Blank: no limit."
+          error={errors["config.budget.max_worker_hours"]}
+        >
+          {(control) => (
+            <input {...control} className="input" inputMode="decimal" placeholder="no limit" value={draft.maxWorkerHours} onChange={(e) => onChange({ ...draft, maxWorkerHours: e.target.value })} />
+          )}
+        </WizardField>
+        <WizardField
+          label="Budget: cost"
+          help="Cost each run may reach at the queues' rates (set by an admin); a run that crosses it pauses. Blank: no limit."
+          error={errors["config.budget.max_cost"]}
+        >
+          {(control) => <input {...control} className="input" inputMode="decimal" placeholder="no limit" value={draft.maxCost} onChange={(e) => onChange({ ...draft, maxCost: e.target.value })} />}
         </WizardField>
       </div>
     </div>

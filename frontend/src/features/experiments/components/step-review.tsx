@@ -19,6 +19,14 @@ function Row({ label, step, onEdit, children }: { label: string; step: StepId; o
 }
 
 /** Step 6: the name, and everything the experiment will pin, as it will be sent. */
+function budgetText(draft: Draft): string {
+  const limits = [
+    draft.maxWorkerHours.trim() && `${draft.maxWorkerHours.trim()} worker-hours`,
+    draft.maxCost.trim() && `a cost of ${draft.maxCost.trim()}`,
+  ].filter(Boolean);
+  return limits.length ? `each run pauses at ${limits.join(" or ")}` : "no budget";
+}
+
 export function StepReview({
   draft,
   errors,
@@ -76,6 +84,7 @@ export function StepReview({
         </Row>
         <Row label="Algorithm" step="algorithm" onEdit={onEdit}>
           {draft.algorithm.toUpperCase()}
+          {draft.preset && <span className="subtle"> from the {draft.preset} preset</span>}
           {changed.length === 0 ? (
             <span className="subtle"> with every hyper-parameter at its default</span>
           ) : (
@@ -92,8 +101,9 @@ export function StepReview({
           {evaluated.length === 0 ? "no held-out sets" : `${evaluated.map(versionName).join(", ")}`}
           {draft.evalEvery.trim() === "0" ? ", at the end" : `, every ${draft.evalEvery} steps`}, at most {draft.evalMaxTasks} tasks each
         </Row>
-        <Row label="Seed and processes" step="resources" onEdit={onEdit}>
-          seed {draft.seed}, {draft.processes} process{draft.processes.trim() === "1" ? "" : "es"}, {draft.rolloutGroups} completion groups kept per step
+        <Row label="Resources and budget" step="resources" onEdit={onEdit}>
+          seed {draft.seed}, {draft.processes} process{draft.processes.trim() === "1" ? "" : "es"}, {draft.rolloutGroups} completion groups kept per step;{" "}
+          {budgetText(draft)}
         </Row>
       </dl>
       <details className="ex-json">

@@ -7,6 +7,7 @@ import { useCurrentTeam } from "@/lib/current-team";
 import { LaunchFailed, useCreateAndLaunch } from "../api/create-experiment";
 import { useAlgorithms } from "../api/get-algorithms";
 import { buildConfig, stepOf, STEPS, type Draft, type StepId } from "../lib/draft";
+import { PreflightPanel, type PreflightRun } from "./preflight-panel";
 import { StepAlgorithm } from "./step-algorithm";
 import { StepCurriculum } from "./step-curriculum";
 import { StepEvaluation } from "./step-evaluation";
@@ -39,6 +40,7 @@ export function Wizard({ initial, parent }: { initial: Draft; parent: { id: numb
   const [draft, setDraft] = useState(initial);
   const [step, setStep] = useState<StepId>("curriculum");
   const [local, setLocal] = useState<Record<string, string>>({});
+  const [preflight, setPreflight] = useState<PreflightRun | null>(null);
   const create = useCreateAndLaunch(team?.slug);
   const errors = { ...messagesByField(create.error), ...local };
   const stepsWithErrors = new Set(Object.keys(errors).map((f) => stepOf(f || null)));
@@ -116,6 +118,13 @@ export function Wizard({ initial, parent }: { initial: Draft; parent: { id: numb
           {step === "evaluation" && <StepEvaluation draft={draft} errors={errors} onChange={setDraft} />}
           {step === "resources" && <StepResources draft={draft} errors={errors} onChange={setDraft} />}
           {step === "review" && <StepReview draft={draft} errors={errors} onChange={setDraft} onEdit={setStep} />}
+          {step === "review" && (
+            <PreflightPanel
+              config={buildConfig(draft, algorithms.data?.find((a) => a.name === draft.algorithm))}
+              run={preflight}
+              onStarted={setPreflight}
+            />
+          )}
         </div>
         <div className="ex-panel-footer">
           <button type="button" className="btn" disabled={at === 0} onClick={() => setStep(STEPS[at - 1]!.id)}>

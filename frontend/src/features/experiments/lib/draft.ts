@@ -8,7 +8,7 @@ export const STEPS = [
   { id: "model", label: "Model", hint: "What to train" },
   { id: "algorithm", label: "Algorithm", hint: "And its hyper-parameters" },
   { id: "evaluation", label: "Evaluation", hint: "Held-out sets" },
-  { id: "resources", label: "Seed and processes", hint: "Reproducibility and scale" },
+  { id: "resources", label: "Resources and budget", hint: "Seed, scale and limits" },
   { id: "review", label: "Review", hint: "Name, check, launch" },
 ] as const;
 
@@ -37,6 +37,11 @@ export type Draft = {
   seed: string;
   processes: string;
   rolloutGroups: string;
+  /** The preset the hyper-parameters were filled from (its values may have been edited since). */
+  preset: string | null;
+  /** Each run's budget, as typed; blank: no limit. */
+  maxWorkerHours: string;
+  maxCost: string;
 };
 
 export function emptyDraft(): Draft {
@@ -54,6 +59,9 @@ export function emptyDraft(): Draft {
     seed: "0",
     processes: "1",
     rolloutGroups: "16",
+    preset: null,
+    maxWorkerHours: "",
+    maxCost: "",
   };
 }
 
@@ -114,11 +122,26 @@ export function hyperparameters(draft: Draft, algorithm: Algorithm | undefined):
   return out;
 }
 
+type PresetValues = { name: string; values: { path: string; value: unknown }[] };
+
+/** A preset's algorithm with its values set. What a recipe decides (any field some preset sets)
+ * is the new preset's or the default; what none decides (the run's size) is kept. */
+export function applyPreset(draft: Draft, preset: PresetValues, algorithm: Algorithm, presets: PresetValues[]): Draft {
+  const switched = switchAlgorithm(draft, algorithm);
+  const recipe = new Set(presets.flatMap((p) => p.values.map((v) => v.path)));
+  const hyper = Object.fromEntries(Object.entries(switched.hyper).filter(([path]) => !recipe.has(path)));
+  for (const { path, value } of preset.values) {
+    const field = algorithm.fields.find((f) => f.path === path);
+    if (field) hyper[path] = formValue(field, value);
+  }
+  return { ...switched, hyper, preset: preset.name };
+}
+
 /** Switching algorithm keeps the values set for fields the new one also has. */
 export function switchAlgorithm(draft: Draft, next: Algorithm): Draft {
   const known = new Set(next.fields.map((f) => f.path));
   const hyper = Object.fromEntries(Object.entries(draft.hyper).filter(([path]) => known.has(path)));
-  return { ...draft, algorithm: next.name, hyper };
+  return { ...draft, algorithm: next.name, hyper, preset: next.name === draft.algorithm ? draft.preset : null };
 }
 
 // --- the configuration sent ------------------------------------------------------------------
@@ -153,7 +176,13 @@ export function buildConfig(draft: Draft, algorithm: Algorithm | undefined): Rec
     seed: number(draft.seed),
     num_processes: number(draft.processes),
     rollout_groups: number(draft.rolloutGroups),
+    budget: { max_worker_hours: limit(draft.maxWorkerHours), max_cost: limit(draft.maxCost) },
   };
+}
+
+/** Blank is no limit. */
+function limit(text: string): number | string | null {
+  return text.trim() === "" ? null : number(text);
 }
 
 /** The wizard filled from an experiment, to clone it: its hyper-parameters that differ from
@@ -186,6 +215,9 @@ export function draftFromExperiment(
     seed: String(config.seed),
     processes: String(config.num_processes),
     rolloutGroups: String(config.rollout_groups),
+    preset: null,
+    maxWorkerHours: config.budget?.max_worker_hours?.toString() ?? "",
+    maxCost: config.budget?.max_cost?.toString() ?? "",
   };
 }
 
@@ -208,7 +240,7 @@ const STEP_OF: [RegExp, StepId][] = [
   [/^config\.model\b/, "model"],
   [/^config\.(algorithm|hyperparameters)\b/, "algorithm"],
   [/^config\.eval\b/, "evaluation"],
-  [/^config\.(seed|num_processes|rollout_groups)\b/, "resources"],
+  [/^config\.(seed|num_processes|rollout_groups|budget)\b/, "resources"],
 ];
 
 /** The step that shows the field an error names; the review step for the rest. */

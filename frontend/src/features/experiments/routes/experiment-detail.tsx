@@ -12,6 +12,7 @@ import { useLaunchExperiment } from "../api/launch-experiment";
 import type { Experiment } from "../api/types";
 import { ConfigDiff } from "../components/config-diff";
 import { ConfigView } from "../components/config-view";
+import { ExperimentPreflight } from "../components/experiment-preflight";
 import { ExperimentRuns } from "../components/experiment-runs";
 import "../experiments.css";
 
@@ -62,6 +63,7 @@ function ExperimentPage({ experiment }: { experiment: Experiment }) {
       <div className="stack">
         {launch.error !== null && <ErrorMessage error={launch.error} />}
         <ExperimentRuns experimentId={experiment.id} launchButton={launchButton} />
+        <ExperimentPreflight experimentId={experiment.id} />
         <ConfigView config={experiment.config} hash={experiment.config_hash} />
         <ConfigDiff experiment={experiment} other={other} />
       </div>

@@ -87,6 +87,7 @@ describe("New experiment wizard", () => {
         seed: 0,
         num_processes: 1,
         rollout_groups: 16,
+        budget: { max_worker_hours: null, max_cost: null },
       },
     });
   });

@@ -1,4 +1,5 @@
 // Canned bodies of the experiment wizard's endpoints for route tests, typed by the schema.
+import type { Preset } from "../api/get-presets";
 import type { Algorithm, AvailableModels, Experiment, Family, PoolVersion, RunListItem, SavedCurriculum, Verifier } from "../api/types";
 
 export const POOL_VERSION: PoolVersion = {
@@ -89,6 +90,28 @@ export const ALGORITHMS: Algorithm[] = [
   },
 ];
 
+export const PRESETS: Preset[] = [
+  {
+    name: "dr-grpo",
+    title: "Dr. GRPO",
+    algorithm: "grpo",
+    summary: "GRPO without its two biases.",
+    source: "Liu et al. 2025",
+    values: [
+      { path: "group_size", value: 8, help: "Completions sampled per prompt (G).", why: "" },
+      { path: "scale_rewards", value: false, help: "Divide by the group std.", why: "Dividing by the std over-weights easy and hard prompts." },
+    ],
+  },
+  {
+    name: "rloo",
+    title: "RLOO",
+    algorithm: "rloo",
+    summary: "REINFORCE leave-one-out.",
+    source: "Ahmadian et al. 2024",
+    values: [{ path: "group_size", value: 4, help: "Completions sampled per prompt (G).", why: "The paper's k = 4." }],
+  },
+];
+
 export const EXPERIMENT: Experiment = {
   id: 3,
   team: "core",
@@ -135,11 +158,19 @@ export const EXPERIMENT_RUN = {
   heartbeat_at: "2026-01-04T00:05:00Z",
   attempts: 1,
   cancel_requested: false,
+  pause_requested: false,
+  pause_reason: "",
+  budget: { max_worker_hours: null, max_cost: null },
+  worker_seconds: 60,
+  generated_tokens: 5_000,
+  judge_tokens: 0,
+  cost: 0,
   step: 200,
   max_steps: 200,
   resumed_from_step: null,
   failure_reason: "",
   summary: { "reward/mean": 0.9 },
+  health: { step: null, signals: [] },
 } satisfies RunListItem;
 
 /** Every endpoint the wizard reads, answering as a team with one curriculum and a worker. */
@@ -151,5 +182,6 @@ export function wizardRoutes(models: AvailableModels = MODELS) {
     "GET /api/v1/verifiers/": { body: { count: 2, next: null, previous: null, results: VERIFIERS } },
     "GET /api/v1/models/": { body: models },
     "GET /api/v1/algorithms/": { body: ALGORITHMS },
+    "GET /api/v1/algorithms/presets/": { body: PRESETS },
   };
 }

@@ -24,6 +24,9 @@ const PHRASES: Record<string, string> = {
   "curriculum.deleted": "deleted curriculum",
   "run.launched": "launched run",
   "run.cancel_requested": "asked to cancel run",
+  "run.pause_requested": "paused run",
+  "run.resumed": "resumed run",
+  "run.curriculum_changed": "changed the curriculum of run",
 };
 
 /**

@@ -7,6 +7,8 @@ import { useEffect, useRef, useState } from "react";
 import { api } from "@/lib/api-client";
 
 import { fromColumns, mergeColumns, type RunMetrics } from "../lib/metric-series";
+import { runCurriculumQueryKey } from "./get-run-curriculum";
+import { runEventsQueryKey } from "./get-run-events";
 import { RunStream, type MetricsFrame, type RunFrame, type StreamStatus } from "./run-stream";
 import { runQueryKey, type Run, type RunMetricsBody } from "./types";
 
@@ -69,6 +71,10 @@ export function useRunMetrics(id: number, active: boolean) {
       since: queryClient.getQueryData<RunMetrics>(runMetricsQueryKey(id))?.seq ?? null,
       onMetrics: (frame) => applyFrame(queryClient, id, frame),
       onRun: (frame) => applyRun(queryClient, id, frame),
+      onEvents: () => {
+        void queryClient.invalidateQueries({ queryKey: runEventsQueryKey(id) });
+        void queryClient.invalidateQueries({ queryKey: runCurriculumQueryKey(id) });
+      },
       onStatus: setStream,
     });
     client.start();

@@ -14,7 +14,22 @@ export type MetricsFrame =
   | { type: "history"; seq: number; points: Columns; keys?: string[] }
   | { type: "points"; prev: number; seq: number; points: Columns };
 
-export type RunFrame = { type: "run"; run: { id: number; state: string; step: number; max_steps: number; failure_reason: string } };
+export type RunFrame = {
+  type: "run";
+  run: {
+    id: number;
+    state: string;
+    step: number;
+    max_steps: number;
+    failure_reason: string;
+    pause_requested: boolean;
+    pause_reason: string;
+    worker_seconds: number;
+    generated_tokens: number;
+    judge_tokens: number;
+    cost: number;
+  };
+};
 
 export type StreamStatus =
   /** Opening the socket (or waiting to retry). */
@@ -55,6 +70,8 @@ export type RunStreamOptions = {
   onMetrics: (frame: MetricsFrame) => void;
   /** The run's state or progress changed. */
   onRun?: (frame: RunFrame) => void;
+  /** Its events (pauses, resumes, curriculum changes) changed: read them again. */
+  onEvents?: () => void;
   onStatus?: (status: StreamStatus) => void;
   createSocket?: (url: string) => WebSocket;
   backoff?: (attempt: number) => number;
@@ -165,6 +182,10 @@ export class RunStream {
     if (!frame) return;
     if (frame.type === "run") {
       this.options.onRun?.(frame as RunFrame);
+      return;
+    }
+    if (frame.type === "events") {
+      this.options.onEvents?.();
       return;
     }
     if (!isMetricsFrame(frame)) return; // hello, paused, pong: nothing for the page

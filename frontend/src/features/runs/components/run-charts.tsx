@@ -4,6 +4,7 @@ import { seriesColor } from "@/components/charts/palette";
 import { DEFAULT_SMOOTHING, SmoothingControl } from "@/components/charts/smoothing-control";
 import { TimeSeriesChart, formatValue, type ChartSeries } from "@/components/charts/time-series-chart";
 import { EmptyState } from "@/components/ui/empty-state";
+import { describeMetric } from "@/lib/metric-descriptions";
 import { Spinner } from "@/components/ui/spinner";
 
 import type { StreamStatus } from "../api/run-stream";
@@ -36,20 +37,27 @@ export function StreamIndicator({ status, active }: { status: StreamStatus; acti
   );
 }
 
-type PanelProps = { panel: Panel; metrics: RunMetrics; smoothing: number };
+type PanelProps = { panel: Panel; metrics: RunMetrics; smoothing: number; onStepClick?: (step: number) => void };
 
-function PanelChartView({ panel, metrics, smoothing }: PanelProps) {
+function PanelChartView({ panel, metrics, smoothing, onStepClick }: PanelProps) {
   const series: ChartSeries[] = useMemo(
     () =>
       panel.keys.map((key, i) => {
         const s = metrics.series[key];
-        return { key, label: seriesLabel(key, panel), color: seriesColor(i), x: s?.x ?? [], y: s?.y ?? [] };
+        return { key, label: seriesLabel(key, panel), color: seriesColor(i), x: s?.x ?? [], y: s?.y ?? [], description: describeMetric(key) };
       }),
     [panel, metrics],
   );
   return (
     <div className="card rn-chart-card" data-panel={panel.id}>
-      <TimeSeriesChart title={panel.title} description={panel.description} series={series} smoothing={smoothing} />
+      <TimeSeriesChart
+        title={panel.title}
+        description={panel.description}
+        series={series}
+        smoothing={smoothing}
+        onStepClick={onStepClick}
+        stepActionLabel="Rollouts of step"
+      />
     </div>
   );
 }
@@ -58,10 +66,26 @@ function PanelChartView({ panel, metrics, smoothing }: PanelProps) {
 const PanelChart = memo(
   PanelChartView,
   (a: PanelProps, b: PanelProps) =>
-    a.panel === b.panel && a.smoothing === b.smoothing && a.panel.keys.every((k) => a.metrics.series[k] === b.metrics.series[k]),
+    a.panel === b.panel &&
+    a.smoothing === b.smoothing &&
+    a.onStepClick === b.onStepClick &&
+    a.panel.keys.every((k) => a.metrics.series[k] === b.metrics.series[k]),
 );
 
-export function RunCharts({ metrics, isPending, stream, active }: { metrics: RunMetrics | undefined; isPending: boolean; stream: StreamStatus; active: boolean }) {
+export function RunCharts({
+  metrics,
+  isPending,
+  stream,
+  active,
+  onStepClick,
+}: {
+  metrics: RunMetrics | undefined;
+  isPending: boolean;
+  stream: StreamStatus;
+  active: boolean;
+  /** A click on a chart's point: the step under the cursor (the run page opens its rollouts). */
+  onStepClick?: (step: number) => void;
+}) {
   const keyList = Object.keys(metrics?.series ?? {}).join("\n");
   const panels = useMemo(() => groupPanels(keyList ? keyList.split("\n") : []), [keyList]);
   const keys = keyList ? keyList.split("\n") : [];
@@ -99,7 +123,7 @@ export function RunCharts({ metrics, isPending, stream, active }: { metrics: Run
             <h2 className="rn-section-title">{section}</h2>
             <div className="rn-chart-grid">
               {inSection.map((panel) => (
-                <PanelChart key={panel.id} panel={panel} metrics={metrics} smoothing={smoothing} />
+                <PanelChart key={panel.id} panel={panel} metrics={metrics} smoothing={smoothing} onStepClick={onStepClick} />
               ))}
             </div>
           </section>

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import { ProgressBar } from "@/components/run-status/progress-bar";
 import { RunStateBadge } from "@/components/run-status/run-state-badge";
 import { formatDateTime, formatDuration, secondsSince } from "@/lib/format";
+import { formatCost, formatHours } from "@/lib/usage-format";
 
 import { isActive, type Run } from "../api/types";
 
@@ -40,7 +41,7 @@ export function RunSummary({ run, now }: { run: Run; now: Date }) {
     <section className="card rn-summary" aria-label="Run status">
       <dl className="rn-stats">
         <Stat label="State">
-          <RunStateBadge state={run.state} cancelRequested={run.cancel_requested} />
+          <RunStateBadge state={run.state} cancelRequested={run.cancel_requested} pauseRequested={run.pause_requested} />
         </Stat>
         <Stat label="Progress" testId="run-progress">
           <ProgressBar value={run.step} max={run.max_steps} label="Training progress" state={run.state} />
@@ -52,6 +53,10 @@ export function RunSummary({ run, now }: { run: Run; now: Date }) {
         <Stat label="Attempts">
           {run.attempts}
           {run.resumed_from_step !== null && <span className="subtle"> · resumed from step {run.resumed_from_step}</span>}
+        </Stat>
+        <Stat label="Used" testId="run-used">
+          {formatHours(run.worker_seconds / 3600)}
+          <span className="subtle"> · cost {formatCost(run.cost, "")}</span>
         </Stat>
         <Stat label="Started">{formatDateTime(run.started_at)}</Stat>
         <Stat label={run.finished_at ? "Finished" : "Elapsed"}>

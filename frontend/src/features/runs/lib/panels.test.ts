@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 
+import { describeMetric } from "@/lib/metric-descriptions";
+
 import { groupPanels, seriesLabel } from "./panels";
 
 describe("groupPanels", () => {
@@ -46,6 +48,32 @@ describe("groupPanels", () => {
   it("explains a one-metric panel with that metric's sentence", () => {
     const kl = groupPanels(["kl"])[0]!;
     expect(kl.description).toMatch(/KL divergence from the frozen reference/);
+  });
+
+  it("charts the train/inference gap and the importance weights in panels of their own", () => {
+    const byId = Object.fromEntries(
+      groupPanels(["logprob_gap/max", "logprob_gap/mean", "tis/weight_mean", "tis/truncated_frac"]).map((p) => [p.id, p]),
+    );
+    expect(byId["logprob-gap"]!.keys).toEqual(["logprob_gap/max", "logprob_gap/mean"]);
+    expect(byId["logprob-gap"]!.section).toBe("Policy");
+    expect(byId.tis!.keys).toEqual(["tis/truncated_frac", "tis/weight_mean"]);
+    expect(describeMetric("logprob_gap/mean")).toMatch(/generator's log-probabilities/);
+  });
+
+  it("gives every key an engine logs a panel of its own kind, none under Other", () => {
+    const panels = groupPanels([
+      "approx_kl",
+      "val/explained_variance",
+      "rejection/kept_frac",
+      "dynamic_sampling/fill_rate",
+      "dynamic_sampling/rounds",
+      "dynamic_sampling/prompts_generated",
+      "frac_reward_zero_std/digits/d2",
+      "frac_reward_zero_std/digits/d3",
+    ]);
+    expect(panels.map((p) => p.id).sort()).toEqual(["approx-kl", "dynamic-sampling", "kept", "refills", "value", "zero-std-level:digits"]);
+    expect(panels.find((p) => p.id === "zero-std-level:digits")!.section).toBe("Curriculum");
+    expect(panels.every((p) => /Healthy/.test(p.description))).toBe(true);
   });
 
   it("labels difficulty levels inside a family's panel", () => {

@@ -3,10 +3,10 @@ import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import { FakeUPlot } from "@/testing/fake-uplot";
-import { ME, mockApi, paginated } from "@/testing/mock-api";
+import { ME, mockApi } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
-import { CHECKPOINT, FAILED_RUN, METRICS, RUN, rollout } from "../testing/fixtures";
+import { CHECKPOINT, FAILED_RUN, METRICS, RUN } from "../testing/fixtures";
 import { FakeSocket } from "../testing/fake-socket";
 
 vi.mock("uplot", () => import("@/testing/fake-uplot"));
@@ -136,27 +136,6 @@ describe("Run page", () => {
     const user = userEvent.setup();
     await user.click(screen.getByRole("link", { name: "Logs" }));
     expect(await screen.findByLabelText("Run log")).toHaveTextContent("step 37/100 reward/mean=0.55");
-  });
-
-  it("shows stored completions with their layered verdicts, filtered by step, family and outcome", async () => {
-    const { requests } = runApi({
-      "GET /api/v1/runs/7/rollouts/": { body: paginated([rollout(0, true), rollout(1, false)]) },
-    });
-    renderApp("/runs/7/samples");
-    const group = await screen.findByRole("article", { name: "Step 12, group 0" }, { timeout: 5000 });
-    expect(group).toHaveTextContent("sort 312=");
-    expect(group).toHaveTextContent("1 of 2 passed");
-    const failed = within(group).getByText("321").closest("tr")!;
-    expect(failed).toHaveTextContent("wrong_answer");
-    expect(failed).toHaveTextContent("-0.87");
-    expect(within(failed).getByRole("table", { name: "Layered verdict" })).toHaveTextContent("expected 123");
-    expect(group).toHaveTextContent("verifier version 9");
-
-    const user = userEvent.setup();
-    await user.type(screen.getByLabelText("Step"), "12");
-    await user.selectOptions(screen.getByLabelText("Verdict"), "false");
-    await waitFor(() => expect(requests.at(-1)?.search).toContain("passed=false"));
-    expect(requests.at(-1)?.search).toContain("step=12");
   });
 
   it("says when a run is not there, with a way back to the runs", async () => {

@@ -1,5 +1,5 @@
-import { useEffect, useState } from "react";
-import { Link, useParams } from "react-router";
+import { useCallback, useEffect, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
 
 import { QueryPlaceholder } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -14,7 +14,10 @@ import { isActive, type Run } from "../api/types";
 import { RunCharts } from "../components/run-charts";
 import { RunCheckpoints } from "../components/run-checkpoints";
 import { RunLogs } from "../components/run-logs";
-import { RunSamples } from "../components/run-samples";
+import { RolloutInspector } from "../components/rollout-inspector";
+import { PauseNotice, PauseResumeButton } from "../components/run-control";
+import { RunHealth } from "../components/run-health";
+import { RunControlPanel, RunMarkers } from "../components/run-control-panel";
 import { FailureNotice, RunSummary } from "../components/run-summary";
 import "../runs.css";
 
@@ -22,7 +25,8 @@ const TABS = [
   { path: "", label: "Charts" },
   { path: "logs", label: "Logs" },
   { path: "checkpoints", label: "Checkpoints" },
-  { path: "samples", label: "Samples" },
+  { path: "control", label: "Control" },
+  { path: "rollouts", label: "Rollouts" },
 ] as const;
 
 type Tab = (typeof TABS)[number]["path"];
@@ -45,7 +49,7 @@ function useNow(active: boolean): Date {
 function CancelButton({ run }: { run: Run }) {
   const cancel = useCancelRun(run.id);
   const [asking, setAsking] = useState(false);
-  if (!isActive(run) || run.cancel_requested) return null;
+  if ((!isActive(run) && run.state !== "paused") || run.cancel_requested) return null;
   return (
     <>
       <button type="button" className="btn" onClick={() => setAsking(true)}>
@@ -60,8 +64,8 @@ function CancelButton({ run }: { run: Run }) {
           onCancel={() => setAsking(false)}
           onConfirm={() => cancel.mutate(undefined, { onSuccess: () => setAsking(false) })}
         >
-          {run.state === "queued"
-            ? "It has not started: it is cancelled at once."
+          {run.state === "queued" || run.state === "paused"
+            ? `It is ${run.state === "queued" ? "not started" : "paused"}: it is cancelled at once.`
             : "It stops at the end of the current training step; its metrics and checkpoints stay."}
         </ConfirmDialog>
       )}
@@ -73,23 +77,24 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
   const active = isActive(run);
   const now = useNow(active);
   const metrics = useRunMetrics(run.id, active);
-  const families = Object.keys(metrics.data?.series ?? {})
-    .map((k) => /^success\/([^/]+)$/.exec(k)?.[1])
-    .filter((f): f is string => !!f);
+  const navigate = useNavigate();
+  // Stable, so the charts (memoised per panel) are not redrawn on every render of the page.
+  const openStep = useCallback((step: number) => navigate(`/runs/${run.id}/rollouts?step=${step}`), [navigate, run.id]);
 
   return (
-    <>
+    <RunMarkers runId={run.id} active={active}>
       <div className="subtle" style={{ marginBottom: 4 }}>
         <Link to="/runs">Runs</Link> / <Link to={`/experiments/${run.experiment}`}>{run.experiment_name}</Link> /
       </div>
       <PageHeader
         title={`${run.experiment_name} · run #${run.number}`}
-        description={`Launched by ${run.created_by || "someone"}; ${active ? "training now, charts update live." : `ended ${run.state}.`}`}
+        description={`Launched by ${run.created_by || "someone"}; ${active ? "training now, charts update live." : run.state === "paused" ? "paused: resume it to go on from its checkpoint." : `ended ${run.state}.`}`}
         actions={
           <>
             <Link className="btn" to={`/runs?selected=${run.id}`}>
               Compare with other runs
             </Link>
+            <PauseResumeButton run={run} />
             <CancelButton run={run} />
           </>
         }
@@ -102,6 +107,8 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
           </div>
         )}
         <FailureNotice run={run} />
+        <PauseNotice run={run} />
+        <RunHealth run={run} />
         <nav className="rn-tabs" aria-label="Run sections">
           {TABS.map((t) => (
             <Link key={t.path} to={`/runs/${run.id}${t.path ? `/${t.path}` : ""}`} className="rn-tab" aria-current={t.path === tab ? "page" : undefined}>
@@ -109,12 +116,21 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
             </Link>
           ))}
         </nav>
-        {tab === "" && <RunCharts metrics={metrics.data} isPending={metrics.isPending} stream={metrics.stream} active={active} />}
+        {tab === "" && (
+          <RunCharts
+            metrics={metrics.data}
+            isPending={metrics.isPending}
+            stream={metrics.stream}
+            active={active}
+            onStepClick={openStep}
+          />
+        )}
         {tab === "logs" && <RunLogs run={run} />}
         {tab === "checkpoints" && <RunCheckpoints run={run} />}
-        {tab === "samples" && <RunSamples run={run} families={families} />}
+        {tab === "control" && <RunControlPanel run={run} />}
+        {tab === "rollouts" && <RolloutInspector run={run} metricKeys={Object.keys(metrics.data?.series ?? {})} />}
       </div>
-    </>
+    </RunMarkers>
   );
 }
 

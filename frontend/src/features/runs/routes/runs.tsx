@@ -11,7 +11,7 @@ import { useRuns } from "../api/get-runs";
 import { RunsTable } from "../components/runs-table";
 import "../runs.css";
 
-const STATES = ["", "running", "queued", "succeeded", "failed", "cancelled"] as const;
+const STATES = ["", "running", "queued", "paused", "succeeded", "failed", "cancelled"] as const;
 const STATE_LABELS: Record<string, string> = {
   "": "All",
   running: "Running",
@@ -19,6 +19,7 @@ const STATE_LABELS: Record<string, string> = {
   succeeded: "Succeeded",
   failed: "Failed",
   cancelled: "Cancelled",
+  paused: "Paused",
 };
 
 /** At most this many runs go side by side (the comparison endpoint's limit). */

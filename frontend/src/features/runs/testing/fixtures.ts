@@ -16,12 +16,20 @@ export const RUN: Run = {
   heartbeat_at: new Date(Date.now() - 4_000).toISOString(),
   attempts: 2,
   cancel_requested: false,
+  pause_requested: false,
+  pause_reason: "",
+  budget: { max_worker_hours: null, max_cost: null },
+  worker_seconds: 540,
+  generated_tokens: 120_000,
+  judge_tokens: 0,
+  cost: 0.3,
   step: 37,
   max_steps: 100,
   resumed_from_step: 30,
   failure_reason: "",
   log_tail: "step 36/100 reward/mean=0.5\nstep 37/100 reward/mean=0.55\n",
   summary: { "reward/mean": 0.55, success: 0.6 },
+  health: { step: null, signals: [] },
 };
 
 export const FAILED_RUN: Run = {

@@ -28,6 +28,7 @@ function verifierApi(extra: Record<string, MockHandler> = {}) {
     "GET /api/v1/sandbox/": { body: SANDBOX },
     "GET /api/v1/verifiers/1/versions/": { body: [versionOf(1)] },
     "GET /api/v1/verifiers/1/examples/": { body: EXAMPLES },
+    "GET /api/v1/example-proposals/": { body: paginated([]) },
     ...extra,
   });
 }

@@ -12,6 +12,7 @@ import { useVerifierKinds } from "../api/get-verifier-kinds";
 import type { Verifier } from "../api/get-verifiers";
 import { ExamplesPanel } from "../components/examples-panel";
 import { Playground } from "../components/playground";
+import { ProposalsPanel } from "../components/proposals-panel";
 import { SpecBuilder } from "../components/spec-builder";
 import { VersionsPanel } from "../components/versions-panel";
 import "../components/verifiers.css";
@@ -126,7 +127,12 @@ function VerifierPage({ verifier, tab }: { verifier: Verifier; tab: Tab }) {
           dirty={dirty}
         />
       )}
-      {tab === "examples" && <ExamplesPanel verifier={verifier} />}
+      {tab === "examples" && (
+        <div className="stack">
+          <ProposalsPanel verifier={verifier} />
+          <ExamplesPanel verifier={verifier} />
+        </div>
+      )}
       {tab === "versions" && <VersionsPanel verifierId={verifier.id} />}
       {deleting && (
         <ConfirmDialog

@@ -1,0 +1,395 @@
+"""Evaluation jobs, regression reports and their review.
+
+The figures come from ``experiments.stats`` through ``services.reports``; the serializers
+here validate input and give the OpenAPI schema (and the front end's types) their shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from crucible.accounts.models import Role
+from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, check_role, visible_teams
+from crucible.api.serializers import StrictSerializer, documented_json
+
+from .. import report_export, stats
+from ..models import (
+    EvaluationJob,
+    EvaluationReport,
+    EvaluationState,
+    ReportComment,
+    ReportReview,
+    ReportState,
+    ReviewDecision,
+)
+from ..services import evaluation, reports
+
+# --- evaluation jobs -----------------------------------------------------------------------
+
+
+class EvaluatedFamilySerializer(serializers.Serializer):
+    family = serializers.CharField(help_text="The family's slug.")
+    pool_version = serializers.IntegerField(help_text="Pool version id (its held-out split).")
+    version_number = serializers.IntegerField()
+    verifier_version = serializers.IntegerField()
+    threshold_pts = serializers.FloatField(
+        help_text="A drop past this many percentage points is a regression."
+    )
+
+
+class EvaluationJobSerializer(serializers.ModelSerializer):
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    families = documented_json(EvaluatedFamilySerializer(many=True), read_only=True)
+    tasks = serializers.SerializerMethodField(help_text="Held-out tasks evaluated so far.")
+    state = documented_json(
+        {"type": "string", "enum": EvaluationState.values},
+        component_name="EvaluationStateEnum",
+        read_only=True,
+    )
+
+    class Meta:
+        model = EvaluationJob
+        fields = [
+            "id", "team", "checkpoint", "model", "subject", "families", "k", "temperature",
+            "max_new_tokens", "max_tasks", "seed", "state", "progress", "message", "attempts",
+            "tasks", "created_by", "created_at", "started_at", "finished_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_tasks(self, job: EvaluationJob) -> int:
+        return job.results.count()
+
+
+class FamilyChoiceSerializer(StrictSerializer):
+    pool_version = serializers.IntegerField()
+    verifier_version = serializers.IntegerField()
+    threshold_pts = serializers.FloatField(
+        min_value=0, max_value=100, default=stats.DEFAULT_THRESHOLD_PTS
+    )
+
+
+class EvaluationCreateSerializer(StrictSerializer):
+    team = serializers.SlugField(help_text="The team (editor role) whose versions are used.")
+    checkpoint = serializers.IntegerField(required=False, help_text="A checkpoint id, or:")
+    model = serializers.CharField(required=False, help_text="A base model of the catalogue.")
+    families = FamilyChoiceSerializer(many=True)
+    k = serializers.IntegerField(min_value=1, max_value=evaluation.MAX_K, default=4)
+    temperature = serializers.FloatField(min_value=0.0, max_value=5.0, default=1.0)
+    max_new_tokens = serializers.IntegerField(min_value=1, max_value=4096, default=16)
+    max_tasks = serializers.IntegerField(min_value=1, max_value=evaluation.MAX_TASKS, default=200)
+    seed = serializers.IntegerField(default=0)
+
+
+class EvaluationViewSet(
+    TeamScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Evaluation jobs of the caller's teams, newest first; POST queues one on the cpu queue."""
+
+    queryset = EvaluationJob.objects.none()
+    serializer_class = EvaluationJobSerializer
+    permission_classes = [TeamRolePermission]
+    filterset_fields = ["state", "checkpoint"]
+
+    def get_queryset(self) -> QuerySet[EvaluationJob]:
+        return self.scope(EvaluationJob.objects.select_related("team", "created_by"))
+
+    @extend_schema(request=EvaluationCreateSerializer, responses={202: EvaluationJobSerializer})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        body = EvaluationCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        team = self.team_for_write(data["team"])
+        options = evaluation.Settings(
+            data["k"], data["temperature"], data["max_new_tokens"], data["max_tasks"], data["seed"]
+        )
+        job = evaluation.start(
+            request.user, team, data["families"], options,
+            checkpoint=data.get("checkpoint"), model=data.get("model"),
+        )  # fmt: skip
+        return Response(EvaluationJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+# --- reports -------------------------------------------------------------------------------
+
+
+class FamilyRowSerializer(serializers.Serializer):
+    family = serializers.CharField()
+    tasks = serializers.IntegerField(help_text="Held-out tasks both sides evaluated.")
+    candidate = serializers.FloatField(help_text="Candidate success (pass@1 from k samples).")
+    baseline = serializers.FloatField()
+    difference = serializers.FloatField(help_text="Candidate minus baseline, as a fraction.")
+    low = serializers.FloatField(help_text="95% paired-bootstrap interval, lower end.")
+    high = serializers.FloatField()
+    threshold_pts = serializers.FloatField()
+    verdict = serializers.ChoiceField(choices=[stats.IMPROVED, stats.UNCHANGED, stats.REGRESSED])
+
+
+class LevelSuccessSerializer(serializers.Serializer):
+    difficulty = serializers.IntegerField()
+    success = serializers.FloatField()
+    tasks = serializers.IntegerField()
+
+
+class WorstTaskSerializer(serializers.Serializer):
+    task_hash = serializers.CharField()
+    family = serializers.CharField()
+    difficulty = serializers.IntegerField()
+    passes = serializers.IntegerField()
+    k = serializers.IntegerField()
+    success = serializers.FloatField()
+    errors = serializers.DictField(child=serializers.IntegerField())
+
+
+class PassAtKSerializer(serializers.Serializer):
+    k = serializers.IntegerField()
+    pass_at_1 = serializers.FloatField()
+    pass_at_k = serializers.FloatField()
+
+
+class ProfileSerializer(serializers.Serializer):
+    by_difficulty = serializers.DictField(child=LevelSuccessSerializer(many=True))
+    errors_by_layer = serializers.DictField(
+        child=serializers.DictField(child=serializers.DictField(child=serializers.IntegerField())),
+        help_text="family → verifier stage → error type → failed samples.",
+    )
+    worst_tasks = WorstTaskSerializer(many=True)
+    pass_at_k = serializers.DictField(child=PassAtKSerializer())
+
+
+class ReportSettingsSerializer(serializers.Serializer):
+    k = serializers.IntegerField()
+    temperature = serializers.FloatField()
+    bootstrap_resamples = serializers.IntegerField()
+    confidence = serializers.FloatField()
+    seed = serializers.IntegerField()
+
+
+class ReportFiguresSerializer(serializers.Serializer):
+    headline = serializers.CharField()
+    families = FamilyRowSerializer(many=True)
+    candidate_profile = ProfileSerializer()
+    baseline_profile = ProfileSerializer()
+    settings = ReportSettingsSerializer()
+
+
+class CommentSerializer(serializers.ModelSerializer):
+    author = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = ReportComment
+        fields = ["id", "parent", "family", "author", "body", "created_at"]
+        read_only_fields = fields
+
+
+class ReviewSerializer(serializers.ModelSerializer):
+    reviewer = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = ReportReview
+        fields = ["id", "reviewer", "decision", "note", "created_at"]
+        read_only_fields = fields
+
+
+class ReportListSerializer(serializers.ModelSerializer):
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    candidate_subject = serializers.CharField(source="candidate.subject", read_only=True)
+    state = documented_json(
+        {"type": "string", "enum": ReportState.values},
+        component_name="ReportStateEnum",
+        read_only=True,
+        help_text="draft → in_review → approved / changes_requested.",
+    )
+    baseline_subject = serializers.CharField(source="baseline.subject", read_only=True)
+
+    class Meta:
+        model = EvaluationReport
+        fields = [
+            "id", "team", "candidate", "baseline", "candidate_subject", "baseline_subject",
+            "lineage", "version", "headline", "state", "created_by", "created_at",
+            "submitted_at", "decided_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ReportSerializer(ReportListSerializer):
+    figures = documented_json(ReportFiguresSerializer, read_only=True)
+    comments = CommentSerializer(many=True, read_only=True)
+    reviews = ReviewSerializer(many=True, read_only=True)
+    required_approvals = serializers.SerializerMethodField()
+    authors_may_approve = serializers.SerializerMethodField()
+
+    class Meta(ReportListSerializer.Meta):
+        fields = [
+            *ReportListSerializer.Meta.fields, "figures", "comments", "reviews",
+            "required_approvals", "authors_may_approve",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_required_approvals(self, report: EvaluationReport) -> int:
+        return reports.policy(report.team).required_approvals
+
+    def get_authors_may_approve(self, report: EvaluationReport) -> bool:
+        return reports.policy(report.team).authors_may_approve
+
+
+class ReportCreateSerializer(StrictSerializer):
+    candidate = serializers.IntegerField(help_text="A succeeded evaluation job.")
+    baseline = serializers.IntegerField(help_text="Another succeeded job, on the same families.")
+
+
+class CommentCreateSerializer(StrictSerializer):
+    body = serializers.CharField(max_length=10_000)
+    family = serializers.CharField(required=False, default="", allow_blank=True)
+    parent = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class ReviewCreateSerializer(StrictSerializer):
+    decision = serializers.ChoiceField(choices=ReviewDecision.choices)
+    note = serializers.CharField(required=False, default="", allow_blank=True, max_length=10_000)
+
+
+class ReportViewSet(
+    TeamScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Regression reports of the caller's teams, newest first. Anyone in the team may comment
+    and review; making and submitting a report needs the editor role."""
+
+    queryset = EvaluationReport.objects.none()
+    permission_classes = [TeamRolePermission]
+    filterset_fields = ["state", "lineage"]
+
+    def get_queryset(self) -> QuerySet[EvaluationReport]:
+        rows = EvaluationReport.objects.select_related(
+            "team", "created_by", "candidate", "baseline"
+        )
+        if self.action == "retrieve":
+            rows = rows.prefetch_related("comments__author", "reviews__reviewer")
+        return self.scope(rows)
+
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        return ReportListSerializer if self.action == "list" else ReportSerializer
+
+    def _report(self, pk: Any) -> EvaluationReport:
+        return get_object_or_404(self.get_queryset(), pk=pk)
+
+    def _answer(self, pk: Any, code: int = status.HTTP_200_OK) -> Response:
+        self.action = "retrieve"
+        return Response(ReportSerializer(self._report(pk)).data, status=code)
+
+    def _member_input(
+        self, request: Request, pk: Any, body_class: type[serializers.Serializer]
+    ) -> tuple[EvaluationReport, dict[str, Any]]:
+        """The report and the validated body of a request any member of its team may make."""
+        report = self._report(pk)
+        check_role(request, report.team, Role.VIEWER)
+        body = body_class(data=request.data)
+        body.is_valid(raise_exception=True)
+        return report, dict(body.validated_data)
+
+    @extend_schema(request=ReportCreateSerializer, responses={201: ReportSerializer})
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        body = ReportCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        jobs = EvaluationJob.objects.filter(team__in=visible_teams(request))
+        candidate = get_object_or_404(jobs, pk=body.validated_data["candidate"])
+        baseline = get_object_or_404(jobs, pk=body.validated_data["baseline"], team=candidate.team)
+        check_role(request, candidate.team, self.write_role)
+        report = reports.create(request.user, candidate.team, candidate, baseline)
+        return self._answer(report.pk, status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: ReportSerializer})
+    @action(detail=True, methods=["post"])
+    def submit(self, request: Request, pk: Any = None) -> Response:
+        report = self._report(pk)
+        check_role(request, report.team, self.write_role)
+        reports.submit(request.user, report)
+        return self._answer(pk)
+
+    @extend_schema(request=ReviewCreateSerializer, responses={200: ReportSerializer})
+    @action(detail=True, methods=["post"])
+    def review(self, request: Request, pk: Any = None) -> Response:
+        report, data = self._member_input(request, pk, ReviewCreateSerializer)
+        reports.review(request.user, report, **data)
+        return self._answer(pk)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "as", str, enum=["html", "json"], description="html (default) or json."
+            )
+        ],
+        responses={
+            (200, "text/html"): OpenApiTypes.STR,
+            (200, "application/json"): ReportSerializer,
+        },
+    )
+    @action(detail=True, methods=["get"])
+    def export(self, request: Request, pk: Any = None) -> HttpResponse:
+        """The report as a download: a self-contained HTML page that opens offline, or JSON
+        with every figure."""
+        self.action = "retrieve"
+        report = self._report(pk)
+        data = ReportSerializer(report).data
+        name = f"report-{report.pk}-v{report.version}"
+        if request.query_params.get("as") == "json":
+            body, kind, name = report_export.report_json(data), "application/json", f"{name}.json"
+        else:
+            body, kind, name = report_export.report_html(data), "text/html", f"{name}.html"
+        response = HttpResponse(body, content_type=f"{kind}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+    @extend_schema(request=CommentCreateSerializer, responses={201: CommentSerializer})
+    @action(detail=True, methods=["post"])
+    def comments(self, request: Request, pk: Any = None) -> Response:
+        report, data = self._member_input(request, pk, CommentCreateSerializer)
+        made = reports.comment(request.user, report, **data)
+        return Response(CommentSerializer(made).data, status=status.HTTP_201_CREATED)
+
+
+# --- the team's review rule ----------------------------------------------------------------
+
+
+class ReviewPolicySerializer(StrictSerializer):
+    required_approvals = serializers.IntegerField(min_value=1, max_value=20)
+    authors_may_approve = serializers.BooleanField()
+
+
+class ReviewPolicyView(APIView):
+    """GET: a team's review rule; PUT (admin role): change it."""
+
+    @extend_schema(responses={200: ReviewPolicySerializer})
+    def get(self, request: Request, team_slug: str) -> Response:
+        team = get_object_or_404(visible_teams(request), slug=team_slug)
+        rule = reports.policy(team)
+        return Response(ReviewPolicySerializer(rule).data)
+
+    @extend_schema(request=ReviewPolicySerializer, responses={200: ReviewPolicySerializer})
+    def put(self, request: Request, team_slug: str) -> Response:
+        team = get_object_or_404(visible_teams(request), slug=team_slug)
+        check_role(request, team, Role.ADMIN)
+        body = ReviewPolicySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        rule = reports.set_policy(request.user, team, **body.validated_data)
+        return Response(ReviewPolicySerializer(rule).data)

@@ -1,0 +1,172 @@
+"""Evaluation jobs, their per-task results, the reports that compare two of them, and review.
+
+A job evaluates one model (a checkpoint, or a base model of the catalogue) on the held-out
+split of chosen pool versions with chosen verifier versions, k samples per task. A report
+freezes the comparison of a candidate job with a baseline job (``experiments.stats``); once
+it enters review its figures never change: evaluating again makes a new report version.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class EvaluationState(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class EvaluationJob(models.Model):
+    team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
+    checkpoint = models.ForeignKey(
+        "experiments.Checkpoint",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="evaluations",
+    )
+    model = models.CharField(max_length=300, blank=True)
+    """The catalogue name of a base model; blank when a checkpoint is evaluated."""
+    subject = models.CharField(max_length=300)
+    """What was evaluated, in words ("run 3 of sort-grpo, step 40"); kept if the checkpoint goes."""
+    families = models.JSONField()
+    """``[{"family", "pool_version", "verifier_version", "threshold_pts"}]``: what is evaluated."""
+    k = models.PositiveIntegerField()
+    temperature = models.FloatField()
+    max_new_tokens = models.PositiveIntegerField()
+    max_tasks = models.PositiveIntegerField()
+    """Held-out tasks per family, at most (the first ones, in pool order)."""
+    seed = models.IntegerField(default=0)
+    state = models.CharField(
+        max_length=16, choices=EvaluationState.choices, default=EvaluationState.QUEUED
+    )
+    progress = models.FloatField(default=0.0)
+    message = models.CharField(max_length=500, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["team", "-created_at"])]
+
+    @property
+    def audit_label(self) -> str:
+        return f"evaluation {self.pk} of {self.subject}"
+
+
+class EvaluationResult(models.Model):
+    """One held-out task of one job: how many of its k samples passed, and why the rest failed."""
+
+    id = models.BigAutoField(primary_key=True)
+    job = models.ForeignKey(EvaluationJob, on_delete=models.CASCADE, related_name="results")
+    family = models.CharField(max_length=120)
+    pool_version = models.PositiveIntegerField()
+    task_hash = models.CharField(max_length=64)
+    difficulty = models.IntegerField(default=0)
+    passes = models.PositiveIntegerField()
+    k = models.PositiveIntegerField()
+    errors = models.JSONField(default=dict)
+    """Failed samples by ``<stage>/<error type>`` of the first failing verifier layer."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["job", "pool_version", "task_hash"], name="evaluation_result_per_task"
+            )
+        ]
+
+
+class ReportState(models.TextChoices):
+    DRAFT = "draft"
+    IN_REVIEW = "in_review"
+    APPROVED = "approved"
+    CHANGES_REQUESTED = "changes_requested"
+
+
+class EvaluationReport(models.Model):
+    team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
+    candidate = models.ForeignKey(EvaluationJob, on_delete=models.PROTECT, related_name="+")
+    baseline = models.ForeignKey(EvaluationJob, on_delete=models.PROTECT, related_name="+")
+    lineage = models.CharField(max_length=200)
+    """Candidate and baseline subjects: the reports of one comparison, numbered by ``version``."""
+    version = models.PositiveIntegerField()
+    headline = models.CharField(max_length=1000)
+    figures = models.JSONField()
+    """Families, headline and both profiles, frozen when the report is made."""
+    state = models.CharField(max_length=20, choices=ReportState.choices, default=ReportState.DRAFT)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["team", "lineage", "version"], name="report_version_per_lineage"
+            )
+        ]
+
+    @property
+    def audit_label(self) -> str:
+        return f"report {self.pk} (v{self.version})"
+
+
+class ReviewPolicy(models.Model):
+    """A team's review rule; a team without a row uses the defaults."""
+
+    team = models.OneToOneField("accounts.Team", on_delete=models.CASCADE, related_name="+")
+    required_approvals = models.PositiveIntegerField(default=1)
+    authors_may_approve = models.BooleanField(default=True)
+
+
+class ReportComment(models.Model):
+    report = models.ForeignKey(EvaluationReport, on_delete=models.CASCADE, related_name="comments")
+    parent = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="replies"
+    )
+    family = models.CharField(max_length=120, blank=True)
+    """The family row it is about; blank for the whole report."""
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    body = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+
+class ReviewDecision(models.TextChoices):
+    APPROVE = "approve"
+    REQUEST_CHANGES = "request_changes"
+
+
+class ReportReview(models.Model):
+    """One reviewer's decision on one report version; approvals never carry to a new version."""
+
+    report = models.ForeignKey(EvaluationReport, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    decision = models.CharField(max_length=20, choices=ReviewDecision.choices)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["report", "reviewer"], name="one_review_per_reviewer")
+        ]

@@ -1,0 +1,159 @@
+"""A report as one self-contained HTML page (inline SVG plots, inline CSS, no scripts, so it
+opens offline) and as a JSON document with every figure. Pure: takes the report's API
+representation, returns text."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:32px;color:#222;max-width:1100px}
+table{border-collapse:collapse;margin:8px 0 20px}th,td{padding:4px 10px;text-align:left;
+border-bottom:1px solid #ddd}th{font-size:12px;text-transform:uppercase;color:#666}
+.improved{color:#1e6b34}.regressed{color:#a1281c}.subtle{color:#777}
+figure{display:inline-block;margin:0 16px 8px 0}figcaption{text-align:center;font-size:12px}
+"""
+
+
+DASHED = 'stroke-dasharray="4 3"'
+
+
+def report_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def report_html(report: dict[str, Any]) -> str:
+    figures = report["figures"]
+    title = f"{report['lineage']} · v{report['version']}"
+    parts = [
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}"
+        f"</title><style>{STYLE}</style></head><body>",
+        f"<h1>{escape(title)}</h1><p><strong>{escape(report['headline'])}</strong></p>",
+        f"<p class='subtle'>State: {escape(report['state'])}. {_settings(figures['settings'])}</p>",
+        "<h2>Families</h2>",
+        _family_table(figures["families"]),
+        "<h2>Success by difficulty</h2>",
+        _level_charts(figures["candidate_profile"], figures["baseline_profile"]),
+        "<h2>pass@1 against pass@k</h2>",
+        _pass_at_k(figures["candidate_profile"], figures["baseline_profile"]),
+        "<h2>Review</h2>",
+        _review(report),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def _settings(settings: dict[str, Any]) -> str:
+    return (
+        f"k = {settings['k']}, temperature {settings['temperature']}; "
+        f"{settings['bootstrap_resamples']} paired bootstrap resamples over tasks, "
+        f"{settings['confidence']:.0%} intervals (seed {settings['seed']})."
+    )
+
+
+def _pts(x: float) -> str:
+    return f"{x * 100:+.1f}".replace("-", "−")
+
+
+def _family_table(rows: list[dict[str, Any]]) -> str:
+    scale = min(1.0, max([0.05] + [max(abs(r["low"]), abs(r["high"])) for r in rows]))
+    body = "".join(
+        f"<tr><td>{escape(r['family'])}</td><td>{r['tasks']}</td><td>{r['baseline']:.1%}</td>"
+        f"<td>{r['candidate']:.1%}</td><td>{_pts(r['difference'])} "
+        f"<span class='subtle'>[{_pts(r['low'])}, {_pts(r['high'])}]</span></td>"
+        f"<td>{_ci_bar(r, scale)}</td><td class='{r['verdict']}'>{r['verdict']}</td></tr>"
+        for r in rows
+    )
+    head = (
+        "<tr><th>Family</th><th>Tasks</th><th>Baseline</th><th>Candidate</th>"
+        f"<th>Difference (pts)</th><th>95% CI (±{scale * 100:.0f} pts)</th><th>Verdict</th></tr>"
+    )
+    return f"<table>{head}{body}</table>"
+
+
+def _ci_bar(row: dict[str, Any], scale: float, width: int = 160) -> str:
+    def x(v: float) -> float:
+        return (v / scale + 1) / 2 * width
+
+    colour = {"improved": "#1e8e3e", "regressed": "#c0392b"}.get(row["verdict"], "#888")
+    low, high = x(row["low"]), x(row["high"])
+    return (
+        f"<svg width='{width}' height='18' xmlns='http://www.w3.org/2000/svg'>"
+        f"<line x1='{x(0):.1f}' x2='{x(0):.1f}' y1='0' y2='18' stroke='#888'/>"
+        f"<rect x='{low:.1f}' y='6' width='{max(2.0, high - low):.1f}' height='6' "
+        f"fill='{colour}' opacity='0.5'/>"
+        f"<circle cx='{x(row['difference']):.1f}' cy='9' r='3.5' fill='{colour}'/></svg>"
+    )
+
+
+def _level_charts(candidate: dict[str, Any], baseline: dict[str, Any]) -> str:
+    return "".join(
+        _level_chart(family, levels, baseline["by_difficulty"].get(family, []))
+        for family, levels in candidate["by_difficulty"].items()
+    )
+
+
+def _level_chart(family: str, cand: list[dict[str, Any]], base: list[dict[str, Any]]) -> str:
+    width, height, pad = 240, 130, 26
+    levels = sorted({p["difficulty"] for p in cand + base})
+
+    def x(d: int) -> float:
+        share = levels.index(d) / (len(levels) - 1) if len(levels) > 1 else 0.5
+        return pad + share * (width - 2 * pad)
+
+    def y(s: float) -> float:
+        return height - pad - s * (height - 2 * pad)
+
+    def path(points: list[dict[str, Any]], colour: str, dash: str) -> str:
+        d = " ".join(
+            f"{'L' if i else 'M'}{x(p['difficulty']):.1f},{y(p['success']):.1f}"
+            for i, p in enumerate(points)
+        )
+        return f"<path d='{d}' fill='none' stroke='{colour}' stroke-width='2' {dash}/>"
+
+    ticks = "".join(
+        f"<text x='{x(d):.1f}' y='{height - 8}' font-size='10' text-anchor='middle'>d{d}</text>"
+        for d in levels
+    )
+    return (
+        f"<figure><svg width='{width}' height='{height}' xmlns='http://www.w3.org/2000/svg'>"
+        f"<line x1='{pad}' x2='{width - pad}' y1='{y(0):.1f}' y2='{y(0):.1f}' stroke='#ccc'/>"
+        f"<text x='0' y='{y(1) + 4:.1f}' font-size='10'>100%</text>"
+        f"<text x='0' y='{y(0) + 4:.1f}' font-size='10'>0%</text>{ticks}"
+        f"{path(base, '#9aa0a6', DASHED)}{path(cand, '#1a73e8', '')}"
+        f"</svg><figcaption>{escape(family)} (blue: candidate, grey: baseline)</figcaption>"
+        "</figure>"
+    )
+
+
+def _pass_at_k(candidate: dict[str, Any], baseline: dict[str, Any]) -> str:
+    rows = []
+    for family, c in candidate["pass_at_k"].items():
+        b = baseline["pass_at_k"].get(family, {})
+        rows.append(
+            f"<tr><td>{escape(family)}</td><td>{c['k']}</td>"
+            f"<td>{b.get('pass_at_1', float('nan')):.0%}</td>"
+            f"<td>{b.get('pass_at_k', float('nan')):.0%}</td>"
+            f"<td>{c['pass_at_1']:.0%}</td><td>{c['pass_at_k']:.0%}</td></tr>"
+        )
+    head = (
+        "<tr><th>Family</th><th>k</th><th>Baseline pass@1</th><th>Baseline pass@k</th>"
+        "<th>Candidate pass@1</th><th>Candidate pass@k</th></tr>"
+    )
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _review(report: dict[str, Any]) -> str:
+    reviews = "".join(
+        f"<li>{escape(r['reviewer'] or '')}: {escape(r['decision'])}"
+        f"{' — ' + escape(r['note']) if r['note'] else ''}</li>"
+        for r in report.get("reviews", [])
+    )
+    comments = "".join(
+        f"<li>{escape(c['author'] or '')}"
+        f"{' on ' + escape(c['family']) if c['family'] else ''}: {escape(c['body'])}</li>"
+        for c in report.get("comments", [])
+    )
+    return f"<ul>{reviews or '<li>no reviews</li>'}</ul><h3>Comments</h3><ul>{comments}</ul>"

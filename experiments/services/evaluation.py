@@ -1,0 +1,312 @@
+"""Evaluation jobs: a checkpoint or a base model on the held-out split of chosen families.
+
+``start`` validates everything the job will need (the checkpoint still on disk, the model in
+the catalogue, the pool and verifier versions in the team) so a bad request is a 400 that
+saves nothing. The job runs on the ``cpu`` queue: it claims its row with a conditional
+update, samples k completions per held-out task, judges them with the chosen verifier
+version and writes each task's result as it goes, with its progress, live. A re-delivered
+job whose worker died (no heartbeat for ``STALE_SECONDS``) is claimed again and resumes
+after the tasks already written; after ``MAX_ATTEMPTS`` it is marked failed with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import torch
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from crucible.accounts.models import Team
+from crucible.accounts.services import record
+from crucible.realtime.publish import publish_to_team
+from tasks_app.services import held_out, pinning
+from tasks_app.services.errors import field_errors
+from training.config import ModelConfig, SamplingConfig
+from training.generation import HFGenerator
+from training.interfaces import Item, RewardFn, RewardResult
+from training.models import load_model
+
+from .. import catalogue, stats
+from ..adapters import pool_item, verifier_reward_fn
+from ..models import Checkpoint, EvaluationJob, EvaluationResult, EvaluationState
+from . import training_job
+
+logger = logging.getLogger(__name__)
+MAX_K = 64
+MAX_TASKS = 5_000
+PROMPTS_PER_BATCH = 16
+STALE_SECONDS = 300
+"""A running job without a heartbeat this long has lost its worker."""
+MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Settings:
+    k: int = 4
+    temperature: float = 1.0
+    max_new_tokens: int = 16
+    max_tasks: int = 200
+    seed: int = 0
+
+
+# --- starting one --------------------------------------------------------------------------
+
+
+def start(
+    user: AbstractBaseUser,
+    team: Team,
+    families: Sequence[dict[str, Any]],
+    settings_: Settings,
+    *,
+    checkpoint: int | None = None,
+    model: str | None = None,
+) -> EvaluationJob:
+    """Queue an evaluation of a checkpoint of ``team`` or of a catalogue model."""
+    target, subject = _subject(team, checkpoint, model)
+    resolved = _families(team, families)
+    with transaction.atomic():
+        job = EvaluationJob.objects.create(
+            team=team,
+            checkpoint=target,
+            model="" if target else str(model),
+            subject=subject,
+            families=resolved,
+            k=settings_.k,
+            temperature=settings_.temperature,
+            max_new_tokens=settings_.max_new_tokens,
+            max_tasks=settings_.max_tasks,
+            seed=settings_.seed,
+            created_by=user,
+        )
+        record(user, "evaluation.started", job, team=team, changes={"families": resolved})
+        transaction.on_commit(lambda: send(job.pk))
+    return job
+
+
+def _subject(
+    team: Team, checkpoint: int | None, model: str | None
+) -> tuple[Checkpoint | None, str]:
+    if (checkpoint is None) == (model is None):
+        raise field_errors([("checkpoint", "give either checkpoint or model")])
+    if checkpoint is not None:
+        found = (
+            Checkpoint.objects.select_related("run__experiment")
+            .filter(pk=checkpoint, run__team=team)
+            .first()
+        )
+        if found is None:
+            raise field_errors([("checkpoint", f"checkpoint {checkpoint} does not exist")])
+        if not (Path(found.path) / "model").is_dir():
+            raise field_errors(
+                [("checkpoint", f"checkpoint {checkpoint} is no longer on disk")], code="gone"
+            )
+        run = found.run
+        return found, f"{run.experiment.name} run {run.number}, step {found.step}"
+    names = {entry.name for entry in catalogue.catalogue(Path(settings.MODELS_DIR))}
+    if model not in names:
+        known = ", ".join(sorted(names)) or "none"
+        raise field_errors([("model", f"unknown model {model!r}; available: {known}")])
+    return None, str(model)
+
+
+def _families(team: Team, families: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    if not families:
+        raise field_errors([("families", "choose at least one family version")])
+    versions = held_out.versions_in_team(team, [f["pool_version"] for f in families])
+    specs = pinning.verifier_specs(team, [f["verifier_version"] for f in families])
+    errors, out = [], []
+    for i, entry in enumerate(families):
+        version = versions.get(entry["pool_version"])
+        if version is None:
+            errors.append((f"families[{i}].pool_version", "no such pool version in the team"))
+        if entry["verifier_version"] not in specs:
+            errors.append(
+                (f"families[{i}].verifier_version", "no such verifier version in the team")
+            )
+        if version is not None:
+            threshold = entry.get("threshold_pts", stats.DEFAULT_THRESHOLD_PTS)
+            out.append({
+                "family": version.family, "pool_version": version.id,
+                "version_number": version.number, "verifier_version": entry["verifier_version"],
+                "threshold_pts": float(threshold),
+            })  # fmt: skip
+    if errors:
+        raise field_errors(errors)
+    return out
+
+
+def send(job_id: int) -> None:
+    from experiments.tasks import run_evaluation  # the tasks module imports the services
+
+    run_evaluation.apply_async(args=[job_id], queue="cpu")
+
+
+# --- the job -------------------------------------------------------------------------------
+
+
+def run_job(job_id: int) -> None:
+    job = claim(job_id)
+    if job is None:
+        logger.info("evaluation.not_claimed", extra={"evaluation_id": job_id})
+        return
+    try:
+        evaluate(job)
+    except SoftTimeLimitExceeded:
+        _finish(job, EvaluationState.FAILED, "the evaluation reached its time limit")
+    except Exception as exc:  # noqa: BLE001 - every failure ends on the job, with its reason
+        logger.exception("evaluation.failed", extra={"evaluation_id": job_id})
+        _finish(job, EvaluationState.FAILED, training_job.failure_reason(exc)[:500])
+    else:
+        _finish(job, EvaluationState.SUCCEEDED, f"{job.results.count()} tasks evaluated")
+
+
+def claim(job_id: int, now: Any = None) -> EvaluationJob | None:
+    """Take a queued job, or a running one whose worker stopped beating; None otherwise.
+
+    A job whose workers died ``MAX_ATTEMPTS`` times is marked failed instead."""
+    now = now or timezone.now()
+    stale = Q(
+        state=EvaluationState.RUNNING, heartbeat_at__lt=now - timedelta(seconds=STALE_SECONDS)
+    )
+    claimable = EvaluationJob.objects.filter(Q(state=EvaluationState.QUEUED) | stale, pk=job_id)
+    taken = claimable.filter(attempts__lt=MAX_ATTEMPTS).update(
+        state=EvaluationState.RUNNING,
+        attempts=F("attempts") + 1,
+        heartbeat_at=now,
+        started_at=now,
+        message="loading the model",
+    )
+    job = EvaluationJob.objects.filter(pk=job_id).first()
+    if job is None:
+        return None
+    if not taken:
+        if claimable.exists():  # stale, and out of attempts
+            reason = f"the worker was lost {job.attempts} times; giving up"
+            _finish(job, EvaluationState.FAILED, reason)
+        return None
+    _publish(job)
+    return job
+
+
+def model_dir(job: EvaluationJob) -> Path:
+    if job.model:
+        return catalogue.resolve(job.model, Path(settings.MODELS_DIR))
+    if job.checkpoint is None:
+        raise FileNotFoundError(f"the checkpoint of {job.subject} was deleted")
+    return Path(job.checkpoint.path) / "model"
+
+
+def evaluate(job: EvaluationJob) -> None:
+    """Sample and judge every held-out task not already written (a resumed job skips them)."""
+    done = set(job.results.values_list("pool_version", "task_hash"))
+    work = [(entry, _items(entry, job.max_tasks)) for entry in job.families]
+    total = sum(len(items) for _, items in work)
+    model, tokenizer = load_model(ModelConfig(path=str(model_dir(job))))
+    generator = HFGenerator(model, tokenizer)
+    sampling = SamplingConfig(max_new_tokens=job.max_new_tokens, temperature=job.temperature)
+    specs = pinning.verifier_specs(job.team, [e["verifier_version"] for e in job.families])
+    finished = len(done)
+    for entry, items in work:
+        reward_fn = verifier_reward_fn(specs[entry["verifier_version"]])
+        todo = [it for it in items if (entry["pool_version"], it.task_hash) not in done]
+        for start in range(0, len(todo), PROMPTS_PER_BATCH):
+            chunk = todo[start : start + PROMPTS_PER_BATCH]
+            torch.manual_seed(job.seed + entry["pool_version"] * 100_003 + start)
+            rollout = generator.generate([it.prompt for it in chunk], sampling, n=job.k)
+            _save(job, entry, chunk, _judge(reward_fn, chunk, rollout.texts, job.k))
+            finished += len(chunk)
+            report_progress(job, finished, total)
+
+
+def _items(entry: dict[str, Any], limit: int) -> list[Any]:
+    tasks = pinning.version_tasks(entry["pool_version"], pinning.HELD_OUT, limit)
+    return [pool_item(t, entry["family"], t.meta["content_hash"]) for t in tasks]
+
+
+def _judge(
+    reward_fn: RewardFn, chunk: Sequence[Item], texts: Sequence[str], k: int
+) -> list[tuple[int, dict[str, int]]]:
+    """Per item: samples passed, and failed samples by ``<stage>/<error type>``."""
+    rows = [item for item in chunk for _ in range(k)]
+    results = reward_fn(rows, texts)
+    out = []
+    for i in range(len(chunk)):
+        mine = results[i * k : (i + 1) * k]
+        errors = Counter(failure_key(r) for r in mine if not r.passed)
+        out.append((sum(bool(r.passed) for r in mine), dict(errors)))
+    return out
+
+
+def failure_key(result: RewardResult) -> str:
+    """The stage and error type of the first verifier layer that failed."""
+    for layer in (result.details or {}).get("layers", []):
+        if not layer.get("passed") and not layer.get("skipped"):
+            return f"{layer.get('stage', 'unknown')}/{layer.get('error_type', 'unknown')}"
+    return f"unknown/{result.error_type or 'unknown'}"
+
+
+def _save(
+    job: EvaluationJob,
+    entry: dict[str, Any],
+    chunk: Sequence[Any],
+    judged: Sequence[tuple[int, dict[str, int]]],
+) -> None:
+    rows = [
+        EvaluationResult(
+            job=job, family=entry["family"], pool_version=entry["pool_version"],
+            task_hash=item.task_hash, difficulty=item.difficulty, passes=passes, k=job.k,
+            errors=errors,
+        )
+        for item, (passes, errors) in zip(chunk, judged, strict=True)
+    ]  # fmt: skip
+    EvaluationResult.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+def outcomes(job: EvaluationJob) -> list[stats.Outcome]:
+    """The job's per-task results as the statistics take them."""
+    fields = ("task_hash", "family", "difficulty", "passes", "k", "errors")
+    return [stats.Outcome(*row) for row in job.results.order_by("id").values_list(*fields)]
+
+
+# --- progress and the end ------------------------------------------------------------------
+
+
+def report_progress(job: EvaluationJob, done: int, total: int) -> None:
+    job.progress = done / total if total else 1.0
+    job.message = f"{done}/{total} tasks sampled and verified"
+    EvaluationJob.objects.filter(pk=job.pk, state=EvaluationState.RUNNING).update(
+        progress=job.progress, message=job.message, heartbeat_at=timezone.now()
+    )
+    _publish(job)
+
+
+def _finish(job: EvaluationJob, state: str, message: str) -> None:
+    job.state, job.message, job.finished_at = state, message, timezone.now()
+    if state == EvaluationState.SUCCEEDED:
+        job.progress = 1.0
+    job.save(update_fields=["state", "message", "finished_at", "progress"])
+    logger.info("evaluation.finished", extra={"evaluation_id": job.pk, "state": state})
+    _publish(job)
+
+
+def _publish(job: EvaluationJob) -> None:
+    event = {
+        "type": "evaluation.updated",
+        "evaluation": job.pk,
+        "state": str(job.state),
+        "progress": job.progress,
+        "message": job.message,
+    }
+    team_id = job.team_id
+    transaction.on_commit(lambda: publish_to_team(team_id, event))

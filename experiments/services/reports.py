@@ -1,0 +1,202 @@
+"""Regression reports and their review.
+
+A report freezes the comparison of two finished evaluation jobs (``experiments.stats``): per
+family the success of each on the same tasks, the difference with its paired-bootstrap
+interval and a verdict, a one-line headline, and both capability profiles. Its figures are
+written once; evaluating again and comparing makes the next version of the same lineage,
+with no reviews carried over. Review: draft → in review → approved / changes requested,
+comments threaded on the report or a family row, approvals counted against the team's
+policy; every step audited and pushed to the team's socket.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from crucible.accounts.models import Team
+from crucible.accounts.services import record
+from crucible.realtime.publish import publish_to_team
+from tasks_app.services.errors import field_errors
+
+from .. import stats
+from ..models import (
+    EvaluationJob,
+    EvaluationReport,
+    EvaluationState,
+    ReportComment,
+    ReportReview,
+    ReportState,
+    ReviewDecision,
+    ReviewPolicy,
+)
+from .evaluation import outcomes
+
+BOOTSTRAP_SEED = 0
+
+
+def figures(candidate: EvaluationJob, baseline: EvaluationJob) -> dict[str, Any]:
+    """Everything a report shows, computed from the two jobs' per-task results."""
+    cand, base = outcomes(candidate), outcomes(baseline)
+    thresholds = {f["family"]: f["threshold_pts"] for f in candidate.families}
+    rows = stats.compare(cand, base, thresholds, seed=BOOTSTRAP_SEED)
+    return {
+        "headline": stats.headline(rows),
+        "families": [asdict(r) for r in rows],
+        "candidate_profile": stats.profile(cand),
+        "baseline_profile": stats.profile(base),
+        "settings": {
+            "k": candidate.k,
+            "temperature": candidate.temperature,
+            "bootstrap_resamples": stats.DEFAULT_RESAMPLES,
+            "confidence": stats.DEFAULT_CONFIDENCE,
+            "seed": BOOTSTRAP_SEED,
+        },
+    }
+
+
+def create(
+    user: AbstractBaseUser, team: Team, candidate: EvaluationJob, baseline: EvaluationJob
+) -> EvaluationReport:
+    """A draft report of ``candidate`` against ``baseline`` (both finished jobs of ``team``)."""
+    problems = [
+        (name, f"evaluation {job.pk} has not succeeded (it is {job.state})")
+        for name, job in (("candidate", candidate), ("baseline", baseline))
+        if job.state != EvaluationState.SUCCEEDED
+    ]
+    if candidate.pk == baseline.pk:
+        problems.append(("baseline", "compare the candidate with another evaluation"))
+    if problems:
+        raise field_errors(problems)
+    data = figures(candidate, baseline)
+    lineage = f"{candidate.subject} vs {baseline.subject}"[:200]
+    with transaction.atomic():
+        latest = EvaluationReport.objects.select_for_update().filter(team=team, lineage=lineage)
+        version = (latest.aggregate(v=Max("version"))["v"] or 0) + 1
+        report = EvaluationReport.objects.create(
+            team=team, candidate=candidate, baseline=baseline, lineage=lineage,
+            version=version, headline=data["headline"], figures=data, created_by=user,
+        )  # fmt: skip
+        record(user, "report.created", report, team=team, changes={"headline": report.headline})
+        _publish(report, "created")
+    return report
+
+
+def policy(team: Team) -> ReviewPolicy:
+    """The team's review rule (the defaults when it never set one)."""
+    return ReviewPolicy.objects.filter(team=team).first() or ReviewPolicy(team=team)
+
+
+def set_policy(
+    user: AbstractBaseUser, team: Team, *, required_approvals: int, authors_may_approve: bool
+) -> ReviewPolicy:
+    with transaction.atomic():
+        rule, _ = ReviewPolicy.objects.update_or_create(
+            team=team,
+            defaults={
+                "required_approvals": required_approvals,
+                "authors_may_approve": authors_may_approve,
+            },
+        )
+        changes = {
+            "required_approvals": required_approvals,
+            "authors_may_approve": authors_may_approve,
+        }
+        record(user, "review_policy.changed", team, team=team, changes=changes)
+    return rule
+
+
+def submit(user: AbstractBaseUser, report: EvaluationReport) -> EvaluationReport:
+    """Draft → in review; from here on its figures are what reviewers approve."""
+    with transaction.atomic():
+        taken = EvaluationReport.objects.filter(pk=report.pk, state=ReportState.DRAFT).update(
+            state=ReportState.IN_REVIEW, submitted_at=timezone.now()
+        )
+        if not taken:
+            raise field_errors([("state", f"only a draft can be submitted (it is {report.state})")])
+        report.refresh_from_db()
+        record(user, "report.submitted", report, team=report.team)
+        _publish(report, "submitted")
+    return report
+
+
+def review(
+    user: AbstractBaseUser, report: EvaluationReport, decision: str, note: str = ""
+) -> EvaluationReport:
+    """Record ``user``'s decision; enough approvals approve the report, one request for
+    changes sends it back (a fix is a new version)."""
+    rule = policy(report.team)
+    with transaction.atomic():
+        report = EvaluationReport.objects.select_for_update().get(pk=report.pk)
+        if report.state != ReportState.IN_REVIEW:
+            raise field_errors([("state", f"the report is not in review (it is {report.state})")])
+        if report.created_by_id == user.pk and not rule.authors_may_approve:
+            raise field_errors(
+                [("decision", "the team does not let a report's author review it")],
+                code="forbidden",
+            )
+        ReportReview.objects.update_or_create(
+            report=report, reviewer=user, defaults={"decision": decision, "note": note}
+        )
+        report.state = _state_after(report, rule)
+        if report.state != ReportState.IN_REVIEW:
+            report.decided_at = timezone.now()
+        report.save(update_fields=["state", "decided_at"])
+        record(user, f"report.{decision}", report, team=report.team, changes={"note": note})
+        _publish(report, "reviewed")
+    return report
+
+
+def _state_after(report: EvaluationReport, rule: ReviewPolicy) -> str:
+    decisions = list(report.reviews.values_list("decision", flat=True))
+    if ReviewDecision.REQUEST_CHANGES in decisions:
+        return ReportState.CHANGES_REQUESTED
+    if decisions.count(ReviewDecision.APPROVE) >= rule.required_approvals:
+        return ReportState.APPROVED
+    return ReportState.IN_REVIEW
+
+
+def comment(
+    user: AbstractBaseUser,
+    report: EvaluationReport,
+    body: str,
+    *,
+    family: str = "",
+    parent: int | None = None,
+) -> ReportComment:
+    """A comment on the report or one family row, possibly a reply in a thread."""
+    problems = []
+    families = {row["family"] for row in report.figures.get("families", [])}
+    if family and family not in families:
+        problems.append(("family", f"the report has no family {family!r}"))
+    replied = None
+    if parent is not None:
+        replied = report.comments.filter(pk=parent).first()
+        if replied is None:
+            problems.append(("parent", f"comment {parent} is not on this report"))
+    if problems:
+        raise field_errors(problems)
+    with transaction.atomic():
+        made = ReportComment.objects.create(
+            report=report, author=user, body=body, parent=replied,
+            family=family or (replied.family if replied else ""),
+        )  # fmt: skip
+        record(user, "report.commented", report, team=report.team, changes={"comment": made.pk})
+        _publish(report, "commented")
+    return made
+
+
+def _publish(report: EvaluationReport, change: str) -> None:
+    event = {
+        "type": "report.updated",
+        "report": report.pk,
+        "state": str(report.state),
+        "change": change,
+    }
+    team_id = report.team_id
+    transaction.on_commit(lambda: publish_to_team(team_id, event))

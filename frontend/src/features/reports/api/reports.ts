@@ -1,0 +1,62 @@
+// Regression reports and their review. The team's events socket says "report.updated" (and
+// the audited "report.*" actions) whenever a report changes, which refetches ["report", ...]
+// (see lib/live.ts), so a comment or an approval shows at once on every open page.
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+
+import type { components } from "@/api/schema";
+import { api } from "@/lib/api-client";
+import type { ApiRequestBody, Paginated } from "@/lib/api-types";
+
+export type Report = components["schemas"]["Report"];
+export type ReportListItem = components["schemas"]["ReportList"];
+export type FamilyRow = components["schemas"]["FamilyRow"];
+export type Profile = components["schemas"]["Profile"];
+export type ReportComment = components["schemas"]["Comment"];
+export type CommentInput = ApiRequestBody<"/api/v1/reports/{id}/comments/", "post">;
+export type ReviewInput = ApiRequestBody<"/api/v1/reports/{id}/review/", "post">;
+
+export const reportQueryKey = ["report"] as const;
+
+export function reportsOptions(team: string) {
+  return queryOptions({
+    queryKey: [...reportQueryKey, "list", team],
+    queryFn: ({ signal }) => api.get<Paginated<ReportListItem>>("/api/v1/reports/", { team }, signal),
+  });
+}
+
+export function useReports(team: string | undefined) {
+  return useQuery({ ...reportsOptions(team ?? ""), enabled: !!team });
+}
+
+export function reportOptions(id: number) {
+  return queryOptions({
+    queryKey: [...reportQueryKey, id],
+    queryFn: ({ signal }) => api.get<Report>(`/api/v1/reports/${id}/`, undefined, signal),
+  });
+}
+
+export function useReport(id: number) {
+  return useQuery(reportOptions(id));
+}
+
+function useReportAction<I>(send: (input: I) => Promise<unknown>) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: send,
+    onSuccess: () => client.invalidateQueries({ queryKey: reportQueryKey }),
+  });
+}
+
+export function useSubmitReport(id: number) {
+  return useReportAction(() => api.post<Report>(`/api/v1/reports/${id}/submit/`));
+}
+
+export function useReviewReport(id: number) {
+  return useReportAction((input: ReviewInput) => api.post<Report>(`/api/v1/reports/${id}/review/`, input));
+}
+
+export function useCommentOnReport(id: number) {
+  return useReportAction((input: CommentInput) =>
+    api.post<ReportComment>(`/api/v1/reports/${id}/comments/`, input),
+  );
+}

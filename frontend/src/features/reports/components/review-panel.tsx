@@ -1,0 +1,155 @@
+// Review bound to this frozen report version: submit a draft, approve or request changes
+// (counted against the team's rule), and comment on the report or one family row, in threads.
+import { useState, type FormEvent } from "react";
+
+import { ErrorMessage } from "@/components/ui/error-message";
+import { useMe } from "@/lib/auth";
+import { formatDateTime } from "@/lib/format";
+
+import {
+  useCommentOnReport,
+  useReviewReport,
+  useSubmitReport,
+  type Report,
+  type ReportComment,
+} from "../api/reports";
+
+const STATE_LABEL: Record<Report["state"], string> = {
+  draft: "Draft",
+  in_review: "In review",
+  approved: "Approved",
+  changes_requested: "Changes requested",
+};
+
+function Decisions({ report }: { report: Report }) {
+  const me = useMe().data?.username;
+  const submit = useSubmitReport(report.id);
+  const review = useReviewReport(report.id);
+  const [note, setNote] = useState("");
+  const approvals = report.reviews.filter((r) => r.decision === "approve").length;
+  const author = report.created_by === me;
+  const mayReview = report.state === "in_review" && (!author || report.authors_may_approve);
+  return (
+    <div className="stack">
+      <p>
+        <span className={`rp-state rp-state-${report.state}`} aria-label="Review state">{STATE_LABEL[report.state]}</span>{" "}
+        <span className="subtle">
+          {approvals} of {report.required_approvals} approval{report.required_approvals === 1 ? "" : "s"}
+          {report.authors_may_approve ? "" : " · authors may not approve"}
+        </span>
+      </p>
+      {report.state === "draft" && (
+        <button type="button" className="btn btn-primary" onClick={() => submit.mutate(undefined)} disabled={submit.isPending}>
+          Submit for review
+        </button>
+      )}
+      {mayReview && (
+        <div className="stack">
+          <label className="field">
+            <span>Note</span>
+            <input value={note} onChange={(e) => setNote(e.target.value)} />
+          </label>
+          <div className="row">
+            <button type="button" className="btn btn-primary" onClick={() => review.mutate({ decision: "approve", note })}>
+              Approve
+            </button>
+            <button type="button" className="btn" onClick={() => review.mutate({ decision: "request_changes", note })}>
+              Request changes
+            </button>
+          </div>
+        </div>
+      )}
+      {report.state === "in_review" && author && !report.authors_may_approve && (
+        <p className="subtle">The team does not let a report's author review it.</p>
+      )}
+      {(submit.error || review.error) && <ErrorMessage error={submit.error ?? review.error} />}
+      <ul className="rp-reviews" aria-label="Reviews">
+        {report.reviews.map((r) => (
+          <li key={r.id}>
+            <strong>{r.reviewer}</strong> {r.decision === "approve" ? "approved" : "requested changes"}
+            {r.note && <>: {r.note}</>} <span className="subtle">{formatDateTime(r.created_at)}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function Thread({ comment, replies, onReply }: { comment: ReportComment; replies: ReportComment[]; onReply: (c: ReportComment) => void }) {
+  return (
+    <li className="rp-comment">
+      <div>
+        <strong>{comment.author}</strong>
+        {comment.family && <span className="rp-family-tag">{comment.family}</span>}{" "}
+        <span className="subtle">{formatDateTime(comment.created_at)}</span>
+      </div>
+      <p>{comment.body}</p>
+      <button type="button" className="btn btn-sm" onClick={() => onReply(comment)}>Reply</button>
+      {replies.length > 0 && (
+        <ul className="rp-replies">
+          {replies.map((r) => (
+            <li key={r.id} className="rp-comment">
+              <div><strong>{r.author}</strong> <span className="subtle">{formatDateTime(r.created_at)}</span></div>
+              <p>{r.body}</p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+function Comments({ report }: { report: Report }) {
+  const post = useCommentOnReport(report.id);
+  const [body, setBody] = useState("");
+  const [family, setFamily] = useState("");
+  const [parent, setParent] = useState<ReportComment | null>(null);
+  const roots = report.comments.filter((c) => c.parent === null);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    post.mutate(
+      { body, family: parent ? "" : family, parent: parent?.id ?? null },
+      { onSuccess: () => { setBody(""); setParent(null); } },
+    );
+  };
+  return (
+    <div className="stack">
+      <ul className="rp-comments" aria-label="Comments">
+        {roots.map((c) => (
+          <Thread key={c.id} comment={c} replies={report.comments.filter((r) => r.parent === c.id)} onReply={setParent} />
+        ))}
+      </ul>
+      <form className="stack" onSubmit={onSubmit}>
+        {parent ? (
+          <p className="subtle">
+            Replying to {parent.author}{" "}
+            <button type="button" className="btn btn-sm" onClick={() => setParent(null)}>Cancel</button>
+          </p>
+        ) : (
+          <label className="field">
+            <span>About</span>
+            <select value={family} onChange={(e) => setFamily(e.target.value)}>
+              <option value="">the whole report</option>
+              {report.figures.families.map((f) => <option key={f.family} value={f.family}>{f.family}</option>)}
+            </select>
+          </label>
+        )}
+        <label className="field">
+          <span>Comment</span>
+          <textarea value={body} onChange={(e) => setBody(e.target.value)} rows={3} required />
+        </label>
+        <button type="submit" className="btn" disabled={!body.trim() || post.isPending}>Post comment</button>
+        {post.error && <ErrorMessage error={post.error} />}
+      </form>
+    </div>
+  );
+}
+
+export function ReviewPanel({ report }: { report: Report }) {
+  return (
+    <div className="card-body stack">
+      <Decisions report={report} />
+      <Comments report={report} />
+    </div>
+  );
+}

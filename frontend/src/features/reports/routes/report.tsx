@@ -1,0 +1,62 @@
+// One report version: the headline, the family table with its intervals, the capability
+// profiles, and the review panel. Figures are frozen; everything else updates live.
+import { useParams } from "react-router";
+
+import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { PageHeader } from "@/components/ui/page-header";
+
+import { useReport } from "../api/reports";
+import { FamilyTable } from "../components/family-table";
+import { ProfilePlots } from "../components/profile-plots";
+import { ReviewPanel } from "../components/review-panel";
+import "../reports.css";
+
+export function ReportRoute() {
+  const id = Number(useParams().reportId);
+  const query = useReport(id);
+  const report = query.data;
+  if (!report) return <div className="page"><QueryPlaceholder query={query} /></div>;
+  const { figures } = report;
+  return (
+    <div className="page stack">
+      <PageHeader
+        title={`${report.lineage} · v${report.version}`}
+        actions={
+          <>
+            <a className="btn" href={`/api/v1/reports/${report.id}/export/`} download>
+              Export HTML
+            </a>
+            <a className="btn" href={`/api/v1/reports/${report.id}/export/?as=json`} download>
+              Export JSON
+            </a>
+          </>
+        }
+        description={
+          <>
+            <strong className="rp-headline" aria-label="Headline">{report.headline}</strong>
+            <br />
+            <span className="subtle">
+              k = {figures.settings.k}, temperature {figures.settings.temperature}; {figures.settings.bootstrap_resamples} paired
+              bootstrap resamples over tasks (seed {figures.settings.seed})
+            </span>
+          </>
+        }
+      />
+      <Card title="Families" description="Success of each side on the same held-out tasks; a family regresses when the whole interval is below zero and the drop passes its threshold (the dashed line).">
+        <div className="card-body">
+          <FamilyTable rows={figures.families} />
+        </div>
+      </Card>
+      <div className="rp-columns">
+        <Card title="Capability profile" description={`Candidate: ${report.candidate_subject} · baseline: ${report.baseline_subject}`}>
+          <div className="card-body">
+            <ProfilePlots candidate={figures.candidate_profile} baseline={figures.baseline_profile} />
+          </div>
+        </Card>
+        <Card title="Review">
+          <ReviewPanel report={report} />
+        </Card>
+      </div>
+    </div>
+  );
+}
