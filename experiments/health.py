@@ -75,7 +75,7 @@ class Settings:
 
 
 DEFAULT_SIGNALS: dict[str, SignalSetting] = {
-    "reward_vs_heldout": SignalSetting(0.15, pause_on_breach=True),
+    "reward_vs_heldout": SignalSetting(0.15),
     "length_blowup": SignalSetting(3.0),
     "kl_spike": SignalSetting(6.0),
     "entropy_collapse": SignalSetting(0.05),
@@ -84,7 +84,15 @@ DEFAULT_SIGNALS: dict[str, SignalSetting] = {
     "judge_flips": SignalSetting(0.2),
 }
 """``threshold`` per signal: a reward rise, a length ratio, a KL z-score, an entropy floor
-(nats), a number of steps, a share of the reward, a flip rate. Only the first pauses by default."""
+(nats), a number of steps, a share of the reward, a flip rate. None pauses a run unless the
+team asks it to: a breach is marked on the charts and the health panel either way."""
+
+def stored_states(stored: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A run's stored states (``Run.health``) in the one shape the API and the live frame
+    send: ``{"step": None, "signals": []}`` until the first check."""
+    stored = stored or {}
+    return {"step": stored.get("step"), "signals": list(stored.get("signals") or [])}
+
 
 LABELS = {
     "reward_vs_heldout": "Reward rising, held-out flat",

@@ -47,8 +47,7 @@ class RunHealthSerializer(serializers.Serializer):
 
 
 def run_health(run: Run) -> dict[str, Any]:
-    stored = run.health or {}
-    return {"step": stored.get("step"), "signals": stored.get("signals", [])}
+    return health.stored_states(run.health)
 
 
 class SignalSettingSerializer(serializers.Serializer):

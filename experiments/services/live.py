@@ -33,6 +33,7 @@ from crucible.accounts.services import live_team_ids
 from crucible.realtime.publish import publish, publish_to_team
 from experiments.models import MetricPoint, Run, RunEvent
 
+from .. import health
 from . import metric_queries
 
 logger = logging.getLogger(__name__)
@@ -124,7 +125,7 @@ def run_summary(run: Run) -> dict[str, Any]:
         "generated_tokens": run.generated_tokens,
         "judge_tokens": run.judge_tokens,
         "cost": run.cost,
-        "health": run.health,
+        "health": health.stored_states(run.health),
     }
 
 

@@ -8,6 +8,7 @@ from crucible.accounts import services
 from crucible.asgi import application
 from crucible.realtime.publish import publish_to_team
 from crucible.settings.env import redis_channel_layer
+from tests.websockets import close_code
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 ORIGIN = [(b"origin", b"http://127.0.0.1:8000")]
@@ -27,8 +28,7 @@ async def connect(path: str) -> WebsocketCommunicator:
 
 async def test_it_closes_an_unauthenticated_socket_with_4401():
     communicator = await connect("/ws/events/")
-    closed = await communicator.receive_output(timeout=5)
-    assert closed == {"type": "websocket.close", "code": 4401}
+    assert await close_code(communicator) == 4401
 
 
 async def test_it_closes_a_socket_with_a_revoked_token(owner, team):
@@ -37,7 +37,7 @@ async def test_it_closes_a_socket_with_a_revoked_token(owner, team):
         lambda: services.revoke_token(owner, services.authenticate_token(secret))
     )()
     communicator = await connect(f"/ws/events/?token={secret}")
-    assert (await communicator.receive_output(timeout=5))["code"] == 4401
+    assert await close_code(communicator) == 4401
 
 
 async def test_it_answers_a_ping_and_delivers_team_events(owner, team):
@@ -135,13 +135,6 @@ async def receive_until(communicator: WebsocketCommunicator, event_type: str) ->
             return event
 
 
-async def receive_until_close(communicator: WebsocketCommunicator) -> dict:
-    while True:
-        output = await communicator.receive_output(timeout=5)
-        if output["type"] == "websocket.close":
-            return output
-
-
 async def test_it_stops_a_removed_members_sockets_from_receiving_that_teams_events(
     owner, team, teammate
 ):
@@ -188,7 +181,7 @@ async def test_it_closes_the_socket_of_a_revoked_token_with_4403(owner, team):
     await database_sync_to_async(
         lambda: services.revoke_token(owner, services.authenticate_token(secret))
     )()
-    assert (await receive_until_close(by_token))["code"] == 4403
+    assert await close_code(by_token) == 4403
     await database_sync_to_async(publish_to_team)(team.id, {"type": "run.metrics", "step": 1})
     assert await receive_until(by_session, "run.metrics") == {"type": "run.metrics", "step": 1}
     await by_session.disconnect()
@@ -203,7 +196,7 @@ async def test_it_closes_a_team_bound_tokens_socket_when_its_user_leaves_that_te
     socket = await connect_as(secret=secret)
     membership = await database_sync_to_async(lambda: team.memberships.get(user=teammate))()
     await database_sync_to_async(services.remove_member)(owner, membership)
-    assert (await receive_until_close(socket))["code"] == 4403
+    assert await close_code(socket) == 4403
 
 
 async def test_it_closes_a_tokens_socket_when_the_token_expires(owner, team):
@@ -218,7 +211,7 @@ async def test_it_closes_a_tokens_socket_when_the_token_expires(owner, team):
         lambda: ApiToken.objects.update(expires_at=timezone.now() + timedelta(seconds=1))
     )()
     socket = await connect_as(secret=secret)
-    assert (await receive_until_close(socket))["code"] == 4403
+    assert await close_code(socket) == 4403
 
 
 
@@ -228,4 +221,4 @@ async def test_it_closes_every_socket_of_a_deactivated_user(owner, team):
     owner.is_active = False
     await database_sync_to_async(owner.save)()
     for socket in sockets:
-        assert (await receive_until_close(socket))["code"] == 4403
+        assert await close_code(socket) == 4403

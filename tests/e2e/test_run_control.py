@@ -63,7 +63,7 @@ def test_it_pauses_resumes_and_marks_a_curriculum_change_on_the_charts(
     page.get_by_role("button", name="Launch run").first.click()
     page.wait_for_url(re.compile(r"/runs/\d+$"))
     run_id = int(page.url.rsplit("/", 1)[1])
-    expect(page.locator('[data-stream="live"]')).to_be_visible(timeout=120_000)
+    expect(page.locator('[data-stream="live"]')).to_be_visible(timeout=300_000)
     expect(page.locator('[data-panel="curriculum:digits"] figure')).to_be_visible(timeout=60_000)
 
     # Pause: the worker stops at its next step with a checkpoint and gives its slot back.

@@ -9,12 +9,14 @@ from tests.e2e.conftest import screenshot
 
 
 def paused_by_signal(user) -> int:  # type: ignore[no-untyped-def]
-    from experiments.services import experiments, runs
+    from experiments.services import experiments, health, runs
     from experiments.services.recording import RunRecorder
     from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
 
     team = user.memberships.get().team
     advertise()
+    # Pausing on a breach is the team's choice; this team made it.
+    health.update_settings(user, team, {"signals": {"reward_vs_heldout": {"pause_on_breach": True}}})
     pinned = digit_version(user, team), digit_verifier(user, team)
     config = config_for(*pinned, hyperparameters={"max_steps": 100})
     experiment = experiments.create_experiment(user, team, name="Sort", config=config)

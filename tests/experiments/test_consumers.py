@@ -28,6 +28,7 @@ from experiments import consumers
 from experiments.models import MetricPoint, Run, RunState
 from experiments.services import live, metrics
 from experiments.services.metrics import Point
+from tests.websockets import close_code
 
 from .metrics_setup import make_run
 
@@ -126,7 +127,7 @@ def stored(run: Run) -> dict:
 async def test_it_closes_a_socket_without_credentials_with_4401(owner, team):
     run, _ = await setup_run(owner, team)
     communicator = await open_socket(f"/ws/runs/{run.pk}/")
-    assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+    assert await close_code(communicator) == 4401
 
 
 async def test_it_closes_a_socket_on_another_teams_run_with_4403(owner, team, outsider):
@@ -134,8 +135,7 @@ async def test_it_closes_a_socket_on_another_teams_run_with_4403(owner, team, ou
     secret = await database_sync_to_async(lambda: services.create_token(outsider, "ws").secret)()
     for run_id in (run.pk, run.pk + 1000):  # another team's run, and no run at all
         communicator = await open_socket(f"/ws/runs/{run_id}/?token={secret}")
-        closed = await communicator.receive_output(timeout=5)
-        assert closed == {"type": "websocket.close", "code": 4403}
+        assert await close_code(communicator) == 4403
 
 
 async def test_it_cuts_off_a_member_removed_from_the_runs_team(owner, team, teammate, push_mode):
@@ -144,11 +144,7 @@ async def test_it_cuts_off_a_member_removed_from_the_runs_team(owner, team, team
     communicator, _ = await watch(run, secret)
     membership = await database_sync_to_async(Membership.objects.get)(user=teammate, team=team)
     await database_sync_to_async(services.remove_member)(owner, membership)
-    while True:
-        output = await communicator.receive_output(timeout=5)
-        if output["type"] == "websocket.close":
-            break
-    assert output["code"] == 4403
+    assert await close_code(communicator) == 4403
 
 
 # --- push mode ------------------------------------------------------------------------------

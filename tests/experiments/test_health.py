@@ -32,7 +32,7 @@ def test_it_breaches_when_reward_rises_and_held_out_success_stays_flat() -> None
     assert signal.sentence == (
         "training reward rose 0.20 while held-out success stayed at 0.31 over steps 40–80"
     )
-    assert signal.pause_on_breach
+    assert not signal.pause_on_breach
     assert signal.since_step is not None and signal.since_step <= 80
     assert "stayed at 0.31" in health.pause_reason(signal)
 

@@ -22,7 +22,7 @@ def test_it_shows_the_default_thresholds_to_members_only(api, client_for, teamma
     assert body["every"] == 10 and body["window"] == 40
     assert body["signals"]["reward_vs_heldout"] == {
         "threshold": 0.15,
-        "pause_on_breach": True,
+        "pause_on_breach": False,
         "enabled": True,
     }
     assert client_for(outsider).get(URL).status_code == 404

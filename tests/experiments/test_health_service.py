@@ -35,7 +35,19 @@ def train(run: Run, steps: int, reward, heldout) -> RunRecorder:
     return recorder
 
 
-def test_it_pauses_a_run_whose_reward_climbs_while_held_out_success_stays_flat(run):
+def test_a_breach_pauses_nothing_unless_the_team_asks(run):
+    train(run, 80, reward=lambda s: 0.2 + 0.005 * s, heldout=lambda s: 0.31)
+    current = Run.objects.get(pk=run.pk)
+    assert not current.pause_requested and current.step == 80
+    states = {s["name"]: s["state"] for s in current.health["signals"]}
+    assert states["reward_vs_heldout"] == "breached"
+    assert RunEvent.objects.get(run=run).kind == "health"
+
+
+def test_it_pauses_a_run_whose_reward_climbs_while_held_out_success_stays_flat(run, owner):
+    health.update_settings(
+        owner, run.team, {"signals": {"reward_vs_heldout": {"pause_on_breach": True}}}
+    )
     recorder = train(run, 80, reward=lambda s: 0.2 + 0.005 * s, heldout=lambda s: 0.31)
     current = Run.objects.get(pk=run.pk)
     assert current.pause_requested and current.step == 40 and recorder.checkpoint_on_stop()
