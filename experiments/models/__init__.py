@@ -2,10 +2,12 @@
 
 from .control import RunEvent, RunEventKind
 from .evaluation import (
+    REPORT_CHARTS,
     EvaluationJob,
     EvaluationReport,
     EvaluationResult,
     EvaluationState,
+    Promotion,
     ReportComment,
     ReportReview,
     ReportState,
@@ -31,6 +33,8 @@ __all__ = [
     "MetricPoint",
     "PreflightReport",
     "PreflightState",
+    "Promotion",
+    "REPORT_CHARTS",
     "ReportComment",
     "ReportReview",
     "ReportState",

@@ -132,6 +132,16 @@ class ReviewPolicy(models.Model):
     authors_may_approve = models.BooleanField(default=True)
 
 
+REPORT_CHARTS = {
+    "success_by_level": "Success by difficulty",
+    "error_types": "Error types by layer",
+    "pass_at_k": "pass@1 against pass@k",
+    "worst_tasks": "Long tail",
+    "signals": "Reward-hacking and drift signals",
+}
+"""The report's plots a comment can be about, and their titles."""
+
+
 class ReportComment(models.Model):
     report = models.ForeignKey(EvaluationReport, on_delete=models.CASCADE, related_name="comments")
     parent = models.ForeignKey(
@@ -139,6 +149,8 @@ class ReportComment(models.Model):
     )
     family = models.CharField(max_length=120, blank=True)
     """The family row it is about; blank for the whole report."""
+    chart = models.CharField(max_length=40, blank=True)
+    """The plot it is about (``REPORT_CHARTS``); blank for none."""
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -170,3 +182,22 @@ class ReportReview(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["report", "reviewer"], name="one_review_per_reviewer")
         ]
+
+
+class Promotion(models.Model):
+    """A checkpoint promoted on the strength of an approved report whose candidate it is: the
+    gate every deployment passes through."""
+
+    team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
+    checkpoint = models.OneToOneField(
+        "experiments.Checkpoint", on_delete=models.PROTECT, related_name="promotion"
+    )
+    report = models.ForeignKey(EvaluationReport, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField(blank=True)
+    promoted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
