@@ -18,6 +18,7 @@ from .experiments import Experiment
 from .health import HealthSettings
 from .preflight import PreflightReport, PreflightState
 from .runs import Checkpoint, MetricPoint, Rollout, Run, RunState
+from .suites import EvaluationSuite
 from .usage import CostRate, TeamQuota, Usage
 from .workers import Worker
 
@@ -28,6 +29,7 @@ __all__ = [
     "EvaluationReport",
     "EvaluationResult",
     "EvaluationState",
+    "EvaluationSuite",
     "Experiment",
     "HealthSettings",
     "MetricPoint",

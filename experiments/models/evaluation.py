@@ -41,6 +41,14 @@ class EvaluationJob(models.Model):
     max_tasks = models.PositiveIntegerField()
     """Held-out tasks per family, at most (the first ones, in pool order)."""
     seed = models.IntegerField(default=0)
+    suite = models.ForeignKey(
+        "experiments.EvaluationSuite",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="jobs",
+    )
+    """The suite its families and settings were copied from; null for an ad-hoc job."""
     state = models.CharField(
         max_length=16, choices=EvaluationState.choices, default=EvaluationState.QUEUED
     )
