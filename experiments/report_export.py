@@ -38,6 +38,8 @@ def report_html(report: dict[str, Any]) -> str:
         _level_charts(figures["candidate_profile"], figures["baseline_profile"]),
         "<h2>pass@1 against pass@k</h2>",
         _pass_at_k(figures["candidate_profile"], figures["baseline_profile"]),
+        "<h2>Reward-hacking and drift signals</h2>",
+        _signals(figures.get("signals")),
         "<h2>Review</h2>",
         _review(report),
         "</body></html>",
@@ -145,6 +147,23 @@ def _pass_at_k(candidate: dict[str, Any], baseline: dict[str, Any]) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
+def _signals(found: dict[str, Any] | None) -> str:
+    if not found:
+        return "<p class='subtle'>None: the candidate is a base model, not a training run's checkpoint.</p>"
+    if found["step"] is None:
+        return f"<p class='subtle'>Run {found['run']} was never checked.</p>"
+    colour = {"breached": "regressed", "warning": "regressed"}
+    rows = "".join(
+        f"<tr><td>{escape(s['label'])}</td><td class='{colour.get(s['state'], '')}'>"
+        f"{escape(s['state'])}</td><td>{escape(s['sentence'])}</td>"
+        f"<td>{'' if s['since_step'] is None else s['since_step']}</td></tr>"
+        for s in found["signals"]
+    )
+    head = "<tr><th>Signal</th><th>State</th><th>What it sees</th><th>Since step</th></tr>"
+    lead = f"<p class='subtle'>Run {found['run']}, checked at step {found['step']}.</p>"
+    return f"{lead}<table>{head}{rows}</table>"
+
+
 def _review(report: dict[str, Any]) -> str:
     reviews = "".join(
         f"<li>{escape(r['reviewer'] or '')}: {escape(r['decision'])}"
@@ -153,7 +172,8 @@ def _review(report: dict[str, Any]) -> str:
     )
     comments = "".join(
         f"<li>{escape(c['author'] or '')}"
-        f"{' on ' + escape(c['family']) if c['family'] else ''}: {escape(c['body'])}</li>"
+        f"{' on ' + escape(c['family']) if c['family'] else ''}"
+        f"{' on the plot ' + escape(c['chart']) if c.get('chart') else ''}: {escape(c['body'])}</li>"
         for c in report.get("comments", [])
     )
     return f"<ul>{reviews or '<li>no reviews</li>'}</ul><h3>Comments</h3><ul>{comments}</ul>"

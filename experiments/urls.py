@@ -8,6 +8,7 @@ from experiments.api import (
     health,
     metrics,
     preflight,
+    promotion,
     reports,
     runs,
     usage,
@@ -22,6 +23,7 @@ router.register("runs", control.RunControlViewSet, basename="run-control")
 router.register("evaluations", reports.EvaluationViewSet, basename="evaluation")
 router.register("preflights", preflight.PreflightViewSet, basename="preflight")
 router.register("reports", reports.ReportViewSet, basename="report")
+router.register("promotions", promotion.PromotionViewSet, basename="promotion")
 
 urlpatterns = [
     path("models/", workers.AvailableModelsView.as_view(), name="models"),

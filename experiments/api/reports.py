@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -25,15 +25,19 @@ from crucible.api.serializers import StrictSerializer, documented_json
 
 from .. import report_export, stats
 from ..models import (
+    REPORT_CHARTS,
     EvaluationJob,
     EvaluationReport,
     EvaluationState,
+    Promotion,
     ReportComment,
     ReportReview,
     ReportState,
     ReviewDecision,
 )
 from ..services import evaluation, reports
+from .health import SignalSerializer
+from .promotion import PromotionSerializer
 
 # --- evaluation jobs -----------------------------------------------------------------------
 
@@ -180,12 +184,25 @@ class ReportSettingsSerializer(serializers.Serializer):
     seed = serializers.IntegerField()
 
 
+class TrainingSignalsSerializer(serializers.Serializer):
+    run = serializers.IntegerField(help_text="The run that trained the candidate checkpoint.")
+    run_step = serializers.IntegerField(help_text="The run's step when the report was made.")
+    step = serializers.IntegerField(allow_null=True, help_text="The step last checked.")
+    signals = SignalSerializer(many=True)
+
+
 class ReportFiguresSerializer(serializers.Serializer):
     headline = serializers.CharField()
     families = FamilyRowSerializer(many=True)
     candidate_profile = ProfileSerializer()
     baseline_profile = ProfileSerializer()
     settings = ReportSettingsSerializer()
+    signals = TrainingSignalsSerializer(
+        required=False,
+        allow_null=True,
+        help_text="The candidate's training run's reward-hacking and drift signals, as they "
+        "stood when the report was made; null for a base model (absent in older reports).",
+    )
 
 
 class CommentSerializer(serializers.ModelSerializer):
@@ -193,7 +210,7 @@ class CommentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReportComment
-        fields = ["id", "parent", "family", "author", "body", "created_at"]
+        fields = ["id", "parent", "family", "chart", "author", "body", "created_at"]
         read_only_fields = fields
 
 
@@ -234,11 +251,20 @@ class ReportSerializer(ReportListSerializer):
     reviews = ReviewSerializer(many=True, read_only=True)
     required_approvals = serializers.SerializerMethodField()
     authors_may_approve = serializers.SerializerMethodField()
+    candidate_checkpoint = serializers.IntegerField(
+        source="candidate.checkpoint_id",
+        read_only=True,
+        allow_null=True,
+        help_text="The checkpoint the candidate evaluated; null for a base model.",
+    )
+    promotion = serializers.SerializerMethodField(
+        help_text="The candidate checkpoint's promotion, once it is promoted."
+    )
 
     class Meta(ReportListSerializer.Meta):
         fields = [
             *ReportListSerializer.Meta.fields, "figures", "comments", "reviews",
-            "required_approvals", "authors_may_approve",
+            "required_approvals", "authors_may_approve", "candidate_checkpoint", "promotion",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -247,6 +273,11 @@ class ReportSerializer(ReportListSerializer):
 
     def get_authors_may_approve(self, report: EvaluationReport) -> bool:
         return reports.policy(report.team).authors_may_approve
+
+    @extend_schema_field(PromotionSerializer(allow_null=True))
+    def get_promotion(self, report: EvaluationReport) -> dict[str, Any] | None:
+        found = Promotion.objects.filter(checkpoint_id=report.candidate.checkpoint_id).first()
+        return PromotionSerializer(found).data if found and report.candidate.checkpoint_id else None
 
 
 class ReportCreateSerializer(StrictSerializer):
@@ -257,6 +288,12 @@ class ReportCreateSerializer(StrictSerializer):
 class CommentCreateSerializer(StrictSerializer):
     body = serializers.CharField(max_length=10_000)
     family = serializers.CharField(required=False, default="", allow_blank=True)
+    chart = serializers.CharField(
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="The plot it is about: " + ", ".join(REPORT_CHARTS) + ".",
+    )
     parent = serializers.IntegerField(required=False, allow_null=True, default=None)
 
 

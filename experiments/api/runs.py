@@ -26,6 +26,7 @@ from ..services import rollouts as inspector
 from ..services import runs as services
 from ..services.recording import ROLLOUT_FIELDS
 from .health import RunHealthSerializer, run_health
+from .promotion import PromotionSerializer
 from .usage import BudgetSerializer
 
 MAX_COMPARED = 10
@@ -100,10 +101,13 @@ class RunListSerializer(RunSerializer):
 class CheckpointSerializer(serializers.ModelSerializer):
     name = serializers.SerializerMethodField(help_text="The directory's name, `step-000042`.")
     metrics = serializers.DictField(child=serializers.FloatField(allow_null=True))
+    promotion = PromotionSerializer(
+        read_only=True, allow_null=True, help_text="Null until promoted on an approved report."
+    )
 
     class Meta:
         model = Checkpoint
-        fields = ["id", "step", "name", "metrics", "size_bytes", "created_at"]
+        fields = ["id", "step", "name", "metrics", "size_bytes", "created_at", "promotion"]
         read_only_fields = fields
 
     def get_name(self, checkpoint: Checkpoint) -> str:
@@ -249,7 +253,10 @@ class RunViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], pagination_class=None)
     def checkpoints(self, request: Request, pk: str | None = None) -> Response:
         run = self.get_object()
-        return Response(CheckpointSerializer(run.checkpoints.order_by("step"), many=True).data)
+        rows = run.checkpoints.select_related(
+            "promotion__team", "promotion__promoted_by", "promotion__report__candidate"
+        ).order_by("step")
+        return Response(CheckpointSerializer(rows, many=True).data)
 
     @extend_schema(parameters=ROLLOUT_FILTERS, responses=RolloutSerializer(many=True))
     @action(detail=True, methods=["get"], filterset_fields=None, filter_backends=[])

@@ -5,7 +5,7 @@ family the success of each on the same tasks, the difference with its paired-boo
 interval and a verdict, a one-line headline, and both capability profiles. Its figures are
 written once; evaluating again and comparing makes the next version of the same lineage,
 with no reviews carried over. Review: draft → in review → approved / changes requested,
-comments threaded on the report or a family row, approvals counted against the team's
+comments threaded on the report, a family row or a plot, approvals counted against the team's
 policy; every step audited and pushed to the team's socket.
 """
 
@@ -24,8 +24,9 @@ from crucible.accounts.services import record
 from crucible.realtime.publish import publish_to_team
 from tasks_app.services.errors import field_errors
 
-from .. import stats
+from .. import health, stats
 from ..models import (
+    REPORT_CHARTS,
     EvaluationJob,
     EvaluationReport,
     EvaluationState,
@@ -50,6 +51,7 @@ def figures(candidate: EvaluationJob, baseline: EvaluationJob) -> dict[str, Any]
         "families": [asdict(r) for r in rows],
         "candidate_profile": stats.profile(cand),
         "baseline_profile": stats.profile(base),
+        "signals": training_signals(candidate),
         "settings": {
             "k": candidate.k,
             "temperature": candidate.temperature,
@@ -58,6 +60,15 @@ def figures(candidate: EvaluationJob, baseline: EvaluationJob) -> dict[str, Any]
             "seed": BOOTSTRAP_SEED,
         },
     }
+
+
+def training_signals(job: EvaluationJob) -> dict[str, Any] | None:
+    """The reward-hacking and drift signals of the run that trained ``job``'s checkpoint, as
+    they stood when the report was made (frozen with the rest); None for a base model."""
+    if job.checkpoint_id is None:
+        return None
+    run = job.checkpoint.run
+    return {"run": run.pk, "run_step": run.step, **health.stored_states(run.health)}
 
 
 def create(
@@ -167,13 +178,18 @@ def comment(
     body: str,
     *,
     family: str = "",
+    chart: str = "",
     parent: int | None = None,
 ) -> ReportComment:
-    """A comment on the report or one family row, possibly a reply in a thread."""
+    """A comment on the report, one family row or one plot, possibly a reply in a thread
+    (a reply is about what its parent is about)."""
     problems = []
     families = {row["family"] for row in report.figures.get("families", [])}
     if family and family not in families:
         problems.append(("family", f"the report has no family {family!r}"))
+    charts = [c for c in REPORT_CHARTS if c != "signals" or report.figures.get("signals")]
+    if chart and chart not in charts:
+        problems.append(("chart", f"the report has no plot {chart!r}; its plots: {', '.join(charts)}"))
     replied = None
     if parent is not None:
         replied = report.comments.filter(pk=parent).first()
@@ -185,6 +201,7 @@ def comment(
         made = ReportComment.objects.create(
             report=report, author=user, body=body, parent=replied,
             family=family or (replied.family if replied else ""),
+            chart=chart or (replied.chart if replied else ""),
         )  # fmt: skip
         record(user, "report.commented", report, team=report.team, changes={"comment": made.pk})
         _publish(report, "commented")
