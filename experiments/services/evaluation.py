@@ -3,23 +3,24 @@
 ``start`` validates everything the job will need (the checkpoint still on disk, the model in
 the catalogue, the pool and verifier versions in the team) so a bad request is a 400 that
 saves nothing. The job runs on the ``cpu`` queue: it claims its row with a conditional
-update, samples k completions per held-out task, judges them with the chosen verifier
-version and writes each task's result as it goes, with its progress, live. A re-delivered
-job whose worker died (no heartbeat for ``STALE_SECONDS``) is claimed again and resumes
-after the tasks already written; after ``MAX_ATTEMPTS`` it is marked failed with the reason.
+update, samples k completions per held-out task (the engine's decode loop, a batch of
+tasks at a time), judges them with the chosen verifier version on threads while the next
+batch samples (``training.evaluation.judged_batches``) and writes each task's result as it
+goes, with its progress, live. A re-delivered job whose worker died (no heartbeat for
+``STALE_SECONDS``) is claimed again and resumes after the tasks already written; after
+``MAX_ATTEMPTS`` it is marked failed with the reason.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import torch
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -33,8 +34,9 @@ from crucible.realtime.publish import publish_to_team
 from tasks_app.services import held_out, pinning
 from tasks_app.services.errors import field_errors
 from training.config import ModelConfig, SamplingConfig
-from training.generation import HFGenerator
-from training.interfaces import Item, RewardFn, RewardResult
+from training.decode import make_generator
+from training.evaluation import EVAL_PROMPTS_PER_BATCH, EVAL_VERIFICATION_WORKERS, judged_batches
+from training.interfaces import RewardResult
 from training.models import load_model
 
 from .. import catalogue, stats
@@ -45,7 +47,6 @@ from . import training_job
 logger = logging.getLogger(__name__)
 MAX_K = 64
 MAX_TASKS = 5_000
-PROMPTS_PER_BATCH = 16
 STALE_SECONDS = 300
 """A running job without a heartbeat this long has lost its worker."""
 MAX_ATTEMPTS = 3
@@ -213,20 +214,28 @@ def evaluate(job: EvaluationJob) -> None:
     work = [(entry, _items(entry, job.max_tasks)) for entry in job.families]
     total = sum(len(items) for _, items in work)
     model, tokenizer = load_model(ModelConfig(path=str(model_dir(job))))
-    generator = HFGenerator(model, tokenizer)
     sampling = SamplingConfig(max_new_tokens=job.max_new_tokens, temperature=job.temperature)
+    generator = make_generator(sampling, model, tokenizer)
     specs = pinning.verifier_specs(job.team, [e["verifier_version"] for e in job.families])
     finished = len(done)
     for entry, items in work:
         reward_fn = verifier_reward_fn(specs[entry["verifier_version"]])
         todo = [it for it in items if (entry["pool_version"], it.task_hash) not in done]
-        for start in range(0, len(todo), PROMPTS_PER_BATCH):
-            chunk = todo[start : start + PROMPTS_PER_BATCH]
-            torch.manual_seed(job.seed + entry["pool_version"] * 100_003 + start)
-            rollout = generator.generate([it.prompt for it in chunk], sampling, n=job.k)
-            _save(job, entry, chunk, _judge(reward_fn, chunk, rollout.texts, job.k))
+        batches = judged_batches(
+            generator, todo, reward_fn, sampling, job.k,
+            prompts_per_batch=EVAL_PROMPTS_PER_BATCH, seed_of=_seeds(job, entry),
+            workers=EVAL_VERIFICATION_WORKERS,
+        )  # fmt: skip
+        for chunk, results in batches:
+            _save(job, entry, chunk, _judge(results, len(chunk), job.k))
             finished += len(chunk)
             report_progress(job, finished, total)
+
+
+def _seeds(job: EvaluationJob, entry: dict[str, Any]) -> Callable[[int], int]:
+    """The seed of the batch starting at each index of a family's remaining tasks."""
+    base = job.seed + entry["pool_version"] * 100_003
+    return lambda start: base + start
 
 
 def _items(entry: dict[str, Any], limit: int) -> list[Any]:
@@ -235,13 +244,12 @@ def _items(entry: dict[str, Any], limit: int) -> list[Any]:
 
 
 def _judge(
-    reward_fn: RewardFn, chunk: Sequence[Item], texts: Sequence[str], k: int
+    results: Sequence[RewardResult], n_items: int, k: int
 ) -> list[tuple[int, dict[str, int]]]:
-    """Per item: samples passed, and failed samples by ``<stage>/<error type>``."""
-    rows = [item for item in chunk for _ in range(k)]
-    results = reward_fn(rows, texts)
+    """Per item (results rows i*k .. i*k+k-1): samples passed, and failed samples by
+    ``<stage>/<error type>``."""
     out = []
-    for i in range(len(chunk)):
+    for i in range(n_items):
         mine = results[i * k : (i + 1) * k]
         errors = Counter(failure_key(r) for r in mine if not r.passed)
         out.append((sum(bool(r.passed) for r in mine), dict(errors)))
