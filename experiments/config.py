@@ -10,7 +10,7 @@ everything that needs no database and names the field of every problem. The stor
      "model": "tiny-digit-sort",
      "algorithm": "grpo",
      "hyperparameters": {...every field of the algorithm's engine config...},
-     "eval": {"every": 10, "families": [12], "max_tasks": 200},
+     "eval": {"every": 10, "families": [12], "max_tasks": 200},   # or {"every": 10, "suite": 3}
      "seed": 0, "num_processes": 1, "strategy": "ddp", "rollout_groups": 16,
      "budget": {"max_worker_hours": null, "max_cost": null}}
 
@@ -49,7 +49,7 @@ TOP_KEYS = {
 }
 CURRICULUM_KEYS = {"families", "band", "floor", "window", "step", "dynamic", "origin"}
 FAMILY_KEYS = {"pool_version", "verifier_version", "weight", "levels", "initial"}
-EVAL_KEYS = {"every", "families", "max_tasks"}
+EVAL_KEYS = {"every", "families", "max_tasks", "suite"}
 BUDGET_KEYS = ("max_worker_hours", "max_cost")
 RESERVED_HYPERPARAMETERS = {
     "algorithm": "set by config.algorithm",
@@ -151,6 +151,10 @@ class EvalSpec:
     """Pool version ids whose held-out split is evaluated (a subset of the curriculum's)."""
     max_tasks: int = DEFAULT_EVAL_TASKS
     """Held-out tasks evaluated per family, at most."""
+    suite: int | None = None
+    """Id of an evaluation suite of the team: its families and ``max_tasks`` replace the two
+    above (the service fills them in), and a succeeded run's final checkpoint is evaluated on
+    it. None: no suite."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +190,8 @@ class ExperimentConfig:
         """The canonical form: JSON types only, every field present."""
         data = dataclasses.asdict(self)
         data["curriculum"]["band"] = list(self.curriculum.band)
+        if self.eval.suite is None:  # configurations without a suite keep their old form
+            del data["eval"]["suite"]
         return json.loads(json.dumps(data))
 
     def engine_config(self, model_path: str | None = None) -> BaseConfig:
@@ -457,9 +463,12 @@ def _eval(data: Any, versions: list[int], errors: list[tuple[str, str]]) -> Eval
         )
     elif len(set(families)) != len(families):
         errors.append((f"{where}.families", "a pool version appears twice"))
+    suite = data.get("suite")
+    if suite is not None and not _is_id(suite):
+        errors.append((f"{where}.suite", "must be the id of an evaluation suite of your team"))
     if len(errors) > before:
         return None
-    return EvalSpec(every, list(families), max_tasks)
+    return EvalSpec(every, list(families), max_tasks, suite)
 
 
 def parse_budget(data: Any) -> BudgetSpec:

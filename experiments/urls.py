@@ -11,6 +11,7 @@ from experiments.api import (
     promotion,
     reports,
     runs,
+    suites,
     usage,
     workers,
 )
@@ -23,6 +24,7 @@ router.register("runs", control.RunControlViewSet, basename="run-control")
 router.register("evaluations", reports.EvaluationViewSet, basename="evaluation")
 router.register("preflights", preflight.PreflightViewSet, basename="preflight")
 router.register("reports", reports.ReportViewSet, basename="report")
+router.register("evaluation-suites", suites.EvaluationSuiteViewSet, basename="evaluation-suite")
 router.register("promotions", promotion.PromotionViewSet, basename="promotion")
 
 urlpatterns = [

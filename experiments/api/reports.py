@@ -35,7 +35,7 @@ from ..models import (
     ReportState,
     ReviewDecision,
 )
-from ..services import evaluation, reports
+from ..services import evaluation, reports, suites
 from .health import SignalSerializer
 from .promotion import PromotionSerializer
 
@@ -66,9 +66,9 @@ class EvaluationJobSerializer(serializers.ModelSerializer):
     class Meta:
         model = EvaluationJob
         fields = [
-            "id", "team", "checkpoint", "model", "subject", "families", "k", "temperature",
-            "max_new_tokens", "max_tasks", "seed", "state", "progress", "message", "attempts",
-            "tasks", "created_by", "created_at", "started_at", "finished_at",
+            "id", "team", "checkpoint", "model", "subject", "suite", "families", "k",
+            "temperature", "max_new_tokens", "max_tasks", "seed", "state", "progress", "message",
+            "attempts", "tasks", "created_by", "created_at", "started_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -84,16 +84,52 @@ class FamilyChoiceSerializer(StrictSerializer):
     )
 
 
-class EvaluationCreateSerializer(StrictSerializer):
+class EvaluationSettingsSerializer(StrictSerializer):
+    k = serializers.IntegerField(
+        min_value=1, max_value=evaluation.MAX_K, required=False,
+        help_text="Samples per held-out task (default 4).",
+    )  # fmt: skip
+    temperature = serializers.FloatField(
+        min_value=0.0, max_value=5.0, required=False, help_text="Default 1.0."
+    )
+    max_new_tokens = serializers.IntegerField(
+        min_value=1, max_value=4096, required=False, help_text="Default 16."
+    )
+    max_tasks = serializers.IntegerField(
+        min_value=1, max_value=evaluation.MAX_TASKS, required=False,
+        help_text="Held-out tasks per family, at most (default 200).",
+    )  # fmt: skip
+    seed = serializers.IntegerField(required=False, help_text="Default 0.")
+
+
+def given_settings(data: dict[str, Any]) -> evaluation.Settings:
+    """The settings in a validated body, the defaults for those it leaves out."""
+    return evaluation.Settings(**{k: data[k] for k in suites.SETTINGS if k in data})
+
+
+class EvaluationCreateSerializer(EvaluationSettingsSerializer):
     team = serializers.SlugField(help_text="The team (editor role) whose versions are used.")
     checkpoint = serializers.IntegerField(required=False, help_text="A checkpoint id, or:")
     model = serializers.CharField(required=False, help_text="A base model of the catalogue.")
-    families = FamilyChoiceSerializer(many=True)
-    k = serializers.IntegerField(min_value=1, max_value=evaluation.MAX_K, default=4)
-    temperature = serializers.FloatField(min_value=0.0, max_value=5.0, default=1.0)
-    max_new_tokens = serializers.IntegerField(min_value=1, max_value=4096, default=16)
-    max_tasks = serializers.IntegerField(min_value=1, max_value=evaluation.MAX_TASKS, default=200)
-    seed = serializers.IntegerField(default=0)
+    families = FamilyChoiceSerializer(
+        many=True, required=False, help_text="What to evaluate, with the settings; or:"
+    )
+    suite = serializers.IntegerField(
+        required=False,
+        help_text="An evaluation suite of the team, whose families and settings are copied "
+        "(give either a suite or families and settings, not both).",
+    )
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if "suite" not in data:
+            if "families" not in data:
+                raise serializers.ValidationError({"families": ["give families or a suite"]})
+            return data
+        clash = [k for k in ("families", *suites.SETTINGS) if k in data]
+        if clash:
+            why = "comes from the suite; give either a suite or families and settings"
+            raise serializers.ValidationError({k: [why] for k in clash})
+        return data
 
 
 class EvaluationViewSet(
@@ -108,7 +144,7 @@ class EvaluationViewSet(
     queryset = EvaluationJob.objects.none()
     serializer_class = EvaluationJobSerializer
     permission_classes = [TeamRolePermission]
-    filterset_fields = ["state", "checkpoint"]
+    filterset_fields = ["state", "checkpoint", "suite"]
 
     def get_queryset(self) -> QuerySet[EvaluationJob]:
         return self.scope(EvaluationJob.objects.select_related("team", "created_by"))
@@ -119,13 +155,13 @@ class EvaluationViewSet(
         body.is_valid(raise_exception=True)
         data = body.validated_data
         team = self.team_for_write(data["team"])
-        options = evaluation.Settings(
-            data["k"], data["temperature"], data["max_new_tokens"], data["max_tasks"], data["seed"]
-        )
-        job = evaluation.start(
-            request.user, team, data["families"], options,
-            checkpoint=data.get("checkpoint"), model=data.get("model"),
-        )  # fmt: skip
+        subject = {"checkpoint": data.get("checkpoint"), "model": data.get("model")}
+        if "suite" in data:
+            suite = suites.in_team(team, data["suite"])
+            job = suites.start_evaluation(request.user, suite, **subject)
+        else:
+            options = given_settings(data)
+            job = evaluation.start(request.user, team, data["families"], options, **subject)
         return Response(EvaluationJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 

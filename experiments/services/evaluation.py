@@ -41,7 +41,7 @@ from training.models import load_model
 
 from .. import catalogue, stats
 from ..adapters import pool_item, verifier_reward_fn
-from ..models import Checkpoint, EvaluationJob, EvaluationResult, EvaluationState
+from ..models import Checkpoint, EvaluationJob, EvaluationResult, EvaluationState, EvaluationSuite
 from . import training_job
 
 logger = logging.getLogger(__name__)
@@ -65,17 +65,19 @@ class Settings:
 
 
 def start(
-    user: AbstractBaseUser,
+    user: AbstractBaseUser | None,
     team: Team,
     families: Sequence[dict[str, Any]],
     settings_: Settings,
     *,
     checkpoint: int | None = None,
     model: str | None = None,
+    suite: EvaluationSuite | None = None,
 ) -> EvaluationJob:
-    """Queue an evaluation of a checkpoint of ``team`` or of a catalogue model."""
+    """Queue an evaluation of a checkpoint of ``team`` or of a catalogue model; ``suite`` is
+    where ``families`` and ``settings_`` came from, if anywhere."""
     target, subject = _subject(team, checkpoint, model)
-    resolved = _families(team, families)
+    resolved = resolve_families(team, families)
     with transaction.atomic():
         job = EvaluationJob.objects.create(
             team=team,
@@ -88,9 +90,11 @@ def start(
             max_new_tokens=settings_.max_new_tokens,
             max_tasks=settings_.max_tasks,
             seed=settings_.seed,
+            suite=suite,
             created_by=user,
         )
-        record(user, "evaluation.started", job, team=team, changes={"families": resolved})
+        changes = {"families": resolved, "suite": suite.pk if suite else None}
+        record(user, "evaluation.started", job, team=team, changes=changes)
         transaction.on_commit(lambda: send(job.pk))
     return job
 
@@ -121,7 +125,9 @@ def _subject(
     return None, str(model)
 
 
-def _families(team: Team, families: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def resolve_families(team: Team, families: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each ``{pool_version, verifier_version, threshold_pts}`` checked against the team's
+    versions and stored with its family; a 400 naming ``families[i].<field>`` if not."""
     if not families:
         raise field_errors([("families", "choose at least one family version")])
     versions = held_out.versions_in_team(team, [f["pool_version"] for f in families])

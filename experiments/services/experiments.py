@@ -3,7 +3,8 @@
 ``resolve_config`` turns what a caller sends into the canonical configuration
 (``experiments.config``) or a 400 naming the field: a saved curriculum is copied in (with its
 revision as the origin), every pool version and verifier version must be the team's, the
-levels must exist in the versions' train splits, and a running worker must offer the model.
+levels must exist in the versions' train splits, an evaluation suite named in ``eval.suite``
+must be the team's and evaluate curriculum families, and a running worker must offer the model.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from tasks_app.services.errors import field_errors
 
 from .. import config as cfg
 from ..models import Experiment, PreflightReport
-from . import workers
+from . import suites, workers
 
 SAVED_KEYS = {"saved", "verifiers"}
 
@@ -38,6 +39,7 @@ def resolve_config(team: Team, data: Any) -> dict[str, Any]:
         raise field_errors(exc.errors, prefix="config") from exc
     parsed = _with_levels(team, parsed)
     _check_verifiers(team, parsed)
+    parsed = suites.resolve_eval(team, parsed)
     _check_model(parsed.model)
     return parsed.to_dict()
 

@@ -5,7 +5,9 @@ sampler over the pinned versions' train splits, one verifier per family, the hel
 the model from this worker's catalogue), resumes from the run's latest checkpoint, and calls
 ``training.train`` with the database-backed sink, store and control. Whatever happens, the
 run does not stay "running": it succeeds, is cancelled, fails with the reason and its last
-log lines, or (when the worker shuts down) goes back to the queue to resume elsewhere.
+log lines, or (when the worker shuts down) goes back to the queue to resume elsewhere. A run
+that succeeds with an evaluation suite in its configuration has its final checkpoint queued
+for evaluation on that suite.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .. import catalogue, launch
 from .. import config as cfg
 from ..adapters import CurriculumSampler, per_family_reward_fn, verifier_reward_fn
 from ..models import Run, RunState
-from . import runs, workers
+from . import runs, suites, workers
 from .recording import RunCheckpoints, RunLog, RunRecorder, Source
 from .usage import UsageMeter
 
@@ -68,8 +70,9 @@ def run_job(run_id: int, worker: str) -> None:
         else:
             if state == RunState.PAUSED:
                 runs.pause_held(run, log_tail=log.tail())
-            elif state is not None:
-                runs.finish(run, state, log_tail=log.tail())
+            elif state is not None and runs.finish(run, state, log_tail=log.tail()):
+                if state == RunState.SUCCEEDED:
+                    suites.evaluate_finished_run(run)
 
 
 def failure_reason(exc: BaseException) -> str:

@@ -208,6 +208,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/evaluation-suites/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Evaluation suites of the caller's teams, by name. */
+        get: operations["evaluation_suites_list"];
+        put?: never;
+        /** @description Evaluation suites of the caller's teams, by name. */
+        post: operations["evaluation_suites_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evaluation-suites/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Evaluation suites of the caller's teams, by name. */
+        get: operations["evaluation_suites_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description Evaluation suites of the caller's teams, by name. */
+        delete: operations["evaluation_suites_destroy"];
+        options?: never;
+        head?: never;
+        /** @description Evaluation suites of the caller's teams, by name. */
+        patch: operations["evaluation_suites_partial_update"];
+        trace?: never;
+    };
     "/api/v1/evaluations/": {
         parameters: {
             query?: never;
@@ -778,6 +815,34 @@ export interface paths {
         get: operations["preflights_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/promotions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        get: operations["promotions_list"];
+        put?: never;
+        /**
+         * @description For viewsets over models with a ``team`` foreign key (or ``team_path`` to one).
+         *
+         *     - ``get_queryset`` keeps only rows of the caller's teams, optionally ``?team=<slug>``;
+         *     - writes need the ``write_role`` in the object's team (viewers read only).
+         */
+        post: operations["promotions_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1733,6 +1798,8 @@ export interface components {
             readonly size_bytes: number;
             /** Format: date-time */
             readonly created_at: string;
+            /** @description Null until promoted on an approved report. */
+            readonly promotion: components["schemas"]["Promotion"] | null;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         CloneRequest: {
@@ -1747,6 +1814,7 @@ export interface components {
             readonly id: number;
             readonly parent: number | null;
             readonly family: string;
+            readonly chart: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly author: string;
             readonly body: string;
@@ -1758,6 +1826,11 @@ export interface components {
             body: string;
             /** @default  */
             family: string;
+            /**
+             * @description The plot it is about: success_by_level, error_types, pass_at_k, worst_tasks, signals.
+             * @default
+             */
+            chart: string;
             parent?: number | null;
         };
         ComparedRun: {
@@ -2033,26 +2106,29 @@ export interface components {
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         EvaluationCreateRequest: {
+            /** @description Samples per held-out task (default 4). */
+            k?: number;
+            /**
+             * Format: double
+             * @description Default 1.0.
+             */
+            temperature?: number;
+            /** @description Default 16. */
+            max_new_tokens?: number;
+            /** @description Held-out tasks per family, at most (default 200). */
+            max_tasks?: number;
+            /** @description Default 0. */
+            seed?: number;
             /** @description The team (editor role) whose versions are used. */
             team: string;
             /** @description A checkpoint id, or: */
             checkpoint?: number;
             /** @description A base model of the catalogue. */
             model?: string;
-            families: components["schemas"]["FamilyChoiceRequest"][];
-            /** @default 4 */
-            k: number;
-            /**
-             * Format: double
-             * @default 1
-             */
-            temperature: number;
-            /** @default 16 */
-            max_new_tokens: number;
-            /** @default 200 */
-            max_tasks: number;
-            /** @default 0 */
-            seed: number;
+            /** @description What to evaluate, with the settings; or: */
+            families?: components["schemas"]["FamilyChoiceRequest"][];
+            /** @description An evaluation suite of the team, whose families and settings are copied (give either a suite or families and settings, not both). */
+            suite?: number;
         };
         EvaluationJob: {
             readonly id: number;
@@ -2060,6 +2136,7 @@ export interface components {
             readonly checkpoint: number | null;
             readonly model: string;
             readonly subject: string;
+            readonly suite: number | null;
             readonly families: components["schemas"]["EvaluatedFamily"][];
             readonly k: number;
             /** Format: double */
@@ -2085,6 +2162,52 @@ export interface components {
         };
         /** @enum {string} */
         EvaluationStateEnum: "queued" | "running" | "succeeded" | "failed";
+        EvaluationSuite: {
+            readonly id: number;
+            readonly team: string;
+            readonly name: string;
+            readonly description: string;
+            readonly families: components["schemas"]["EvaluatedFamily"][];
+            readonly k: number;
+            /** Format: double */
+            readonly temperature: number;
+            readonly max_new_tokens: number;
+            readonly max_tasks: number;
+            readonly seed: number;
+            /** @description Evaluation jobs started from it. */
+            readonly jobs: number;
+            /** @description Experiments naming it in eval.suite. */
+            readonly experiments: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        EvaluationSuiteWriteRequest: {
+            /** @description Samples per held-out task (default 4). */
+            k?: number;
+            /**
+             * Format: double
+             * @description Default 1.0.
+             */
+            temperature?: number;
+            /** @description Default 16. */
+            max_new_tokens?: number;
+            /** @description Held-out tasks per family, at most (default 200). */
+            max_tasks?: number;
+            /** @description Default 0. */
+            seed?: number;
+            /** @description The owning team (editor role); on create only. */
+            team?: string;
+            /** @description Unique in the team. */
+            name: string;
+            description?: string;
+            /** @description Pool versions, each with its verifier version and threshold. */
+            families: components["schemas"]["FamilyChoiceRequest"][];
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Example: {
             readonly id: number;
@@ -2787,6 +2910,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["EvaluationJob"][];
         };
+        PaginatedEvaluationSuiteList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["EvaluationSuite"][];
+        };
         PaginatedExampleProposalList: {
             /** @example 123 */
             count: number;
@@ -2891,6 +3029,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Preflight"][];
+        };
+        PaginatedPromotionList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Promotion"][];
         };
         PaginatedReportListList: {
             /** @example 123 */
@@ -3011,6 +3164,29 @@ export interface components {
             slug?: string;
             description?: string;
             config?: components["schemas"]["CurriculumConfigRequest"];
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PatchedEvaluationSuiteWriteRequest: {
+            /** @description Samples per held-out task (default 4). */
+            k?: number;
+            /**
+             * Format: double
+             * @description Default 1.0.
+             */
+            temperature?: number;
+            /** @description Default 16. */
+            max_new_tokens?: number;
+            /** @description Held-out tasks per family, at most (default 200). */
+            max_tasks?: number;
+            /** @description Default 0. */
+            seed?: number;
+            /** @description The owning team (editor role); on create only. */
+            team?: string;
+            /** @description Unique in the team. */
+            name?: string;
+            description?: string;
+            /** @description Pool versions, each with its verifier version and threshold. */
+            families?: components["schemas"]["FamilyChoiceRequest"][];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedFamilyRequest: {
@@ -3359,6 +3535,30 @@ export interface components {
                 [key: string]: components["schemas"]["PassAtK"];
             };
         };
+        Promotion: {
+            readonly id: number;
+            readonly team: string;
+            readonly checkpoint: number;
+            readonly run: number;
+            readonly step: number;
+            readonly subject: string;
+            readonly report: number;
+            readonly report_version: number;
+            readonly note: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly promoted_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PromotionCreateRequest: {
+            /** @description The checkpoint to promote. */
+            checkpoint: number;
+            /** @description An approved report, the newest of its lineage, whose candidate is that checkpoint. */
+            report: number;
+            /** @default  */
+            note: string;
+        };
         /**
          * @description * `template` - template
          *     * `as_is` - as_is
@@ -3451,6 +3651,10 @@ export interface components {
             readonly reviews: components["schemas"]["Review"][];
             readonly required_approvals: number;
             readonly authors_may_approve: boolean;
+            /** @description The checkpoint the candidate evaluated; null for a base model. */
+            readonly candidate_checkpoint: number | null;
+            /** @description The candidate checkpoint's promotion, once it is promoted. */
+            readonly promotion: components["schemas"]["Promotion"] | null;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ReportCreateRequest: {
@@ -3465,6 +3669,8 @@ export interface components {
             candidate_profile: components["schemas"]["Profile"];
             baseline_profile: components["schemas"]["Profile"];
             settings: components["schemas"]["ReportSettings"];
+            /** @description The candidate's training run's reward-hacking and drift signals, as they stood when the report was made; null for a base model (absent in older reports). */
+            signals?: components["schemas"]["TrainingSignals"] | null;
         };
         ReportList: {
             readonly id: number;
@@ -3999,6 +4205,15 @@ export interface components {
             ability: {
                 [key: string]: number;
             };
+        };
+        TrainingSignals: {
+            /** @description The run that trained the candidate checkpoint. */
+            run: number;
+            /** @description The run's step when the report was made. */
+            run_step: number;
+            /** @description The step last checked. */
+            step: number | null;
+            signals: components["schemas"]["Signal"][];
         };
         /**
          * @description * `int` - int
@@ -5395,6 +5610,393 @@ export interface operations {
             };
         };
     };
+    evaluation_suites_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedEvaluationSuiteList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluation_suites_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvaluationSuiteWriteRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EvaluationSuiteWriteRequest"];
+                "multipart/form-data": components["schemas"]["EvaluationSuiteWriteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationSuite"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluation_suites_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation suite. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationSuite"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluation_suites_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation suite. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    evaluation_suites_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation suite. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedEvaluationSuiteWriteRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedEvaluationSuiteWriteRequest"];
+                "multipart/form-data": components["schemas"]["PatchedEvaluationSuiteWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationSuite"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     evaluations_list: {
         parameters: {
             query?: {
@@ -5414,6 +6016,7 @@ export interface operations {
                  *     * `failed` - Failed
                  */
                 state?: "failed" | "queued" | "running" | "succeeded";
+                suite?: number;
                 /** @description Only this team's objects (its slug). */
                 team?: string;
             };
@@ -8667,6 +9270,171 @@ export interface operations {
             };
             /** @description No such object among your teams' (or no such page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    promotions_list: {
+        parameters: {
+            query?: {
+                checkpoint?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                report?: number;
+                /** @description A search term. */
+                search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedPromotionList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    promotions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromotionCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PromotionCreateRequest"];
+                "multipart/form-data": components["schemas"]["PromotionCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Promotion"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
