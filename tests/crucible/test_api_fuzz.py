@@ -2,8 +2,9 @@
 
 Each operation is one test on Django's test database (rolled back after it), signed in with
 a bearer token of a team's admin who already has a family with a version, a verifier with a
-version and a labelled example, and a curriculum, so that detail routes are reachable: path
-parameters are pointed at those objects rather than at random ids, which would only meet 404s.
+version and a labelled example, a curriculum and an evaluation suite, so that detail routes
+are reachable: path parameters are pointed at those objects rather than at random ids, which
+would only meet 404s.
 The checks: never a 5xx, and every answer is documented (status, JSON content type, body).
 No operation is left out: logout only ends a session (this client signs in with a token), an
 upload gets generated multipart bodies, and grading jobs are queued only on commit, which the
@@ -34,7 +35,7 @@ from schemathesis.specs.openapi.checks import (
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
 from experiments.models import PreflightReport, Rollout, Worker
-from experiments.services import experiments, reports, runs
+from experiments.services import evaluation, experiments, reports, runs, suites
 from tasks_app.services import curricula, example_proposals, pools, verifiers
 from tests.experiments.reports_setup import finished_job
 
@@ -119,6 +120,9 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
     )
     candidate = finished_job(owner, team, [4, 3, 2, 1])
     report = reports.create(owner, team, candidate, finished_job(owner, team, [2, 2, 2, 2], "base"))
+    suite = suites.create_suite(
+        owner, team, name="Core", families=[pinned], settings_=evaluation.Settings()
+    )
     issued = accounts.create_token(owner, "fuzz")
     return {
         "headers": {"Authorization": f"Bearer {issued.secret}"},
@@ -136,6 +140,7 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
             "example-proposals": proposal.id,
             "evaluations": candidate.id,
             "reports": report.id,
+            "evaluation-suites": suite.id,
         },
         "params": {
             "slug": team.slug,
