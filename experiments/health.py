@@ -19,9 +19,10 @@ engine's metric names, ``training.metrics``) and gives one ``Signal`` per check,
   target band.
 - ``part_dominates``: one reward part (``reward/<part>``) made ``threshold`` or more of the
   sum of the parts' magnitudes over the last ``window`` steps.
-- ``judge_flips``: verdicts that flip between the rule-based layers and the model judge. The
-  engine records no metric that compares the two yet, so the signal reads ``unavailable``
-  until one (``verdicts/judge_flip_rate``) is logged; it then breaches at ``threshold``.
+- ``judge_flips``: verdicts that flip between the rule-based layers and the model judge
+  (``verdicts/judge_flip_rate``, which the engine logs for steps whose verifier ran both:
+  ``training.metrics.judge_flip_rate``); ``unavailable`` for a run that logs none (its
+  verifier has no judge layer), it breaches at ``threshold``.
 
 A signal whose inputs the run does not log is ``unavailable`` (never a false ``ok``). A
 signal is ``warning`` once its measure reaches ``WARN_FRACTION`` of the way to breaching

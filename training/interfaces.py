@@ -37,7 +37,8 @@ class RewardResult:
     error_type: str | None = None
     details: dict[str, Any] | None = None
     """Optional JSON-able detail of the verdict (e.g. a layered verifier's layers), passed
-    through to the rollout sink untouched."""
+    through to the rollout sink untouched. A `layers` list of `{stage, kind, passed, skipped}`
+    dicts is also read for `verdicts/judge_flip_rate` (`training.metrics.judge_flip_rate`)."""
 
 
 @runtime_checkable

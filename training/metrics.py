@@ -88,7 +88,8 @@ class Timer:
 def reward_metrics(
     items: Sequence[Item], results: Sequence[RewardResult], rewards: torch.Tensor
 ) -> dict[str, float]:
-    """reward/mean, reward/std, reward/<part>, success, success/<family>[/d<k>], errors/<type>."""
+    """reward/mean, reward/std, reward/<part>, success, success/<family>[/d<k>], errors/<type>,
+    and verdicts/judge_flip_rate when the step has judged rollouts (`judge_flip_rate`)."""
     out = {
         "reward/mean": rewards.mean().item(),
         "reward/std": rewards.std().item() if len(rewards) > 1 else 0.0,
@@ -105,7 +106,40 @@ def reward_metrics(
             errors[result.error_type] += 1
     out.update({f"errors/{name}": n / len(results) for name, n in errors.items()})
     out["reward/unscorable_frac"] = sum(r.reward is None for r in results) / len(results)
+    flip_rate = judge_flip_rate(results)
+    if flip_rate is not None:  # no judged rollout: nothing logged, the signal stays unchecked
+        out["verdicts/judge_flip_rate"] = flip_rate
     return out
+
+
+JUDGE_STAGE = "judge"
+"""The `stage` of a model-judge layer in a layered verifier's `details["layers"]` (the
+platform's `Stage.JUDGE`); every other stage is rule-based."""
+
+
+def judge_flip_rate(results: Sequence[RewardResult]) -> float | None:
+    """Share of judged rollouts whose judge verdict disagrees with the rule-based one; None
+    when no rollout was judged.
+
+    A rollout counts when its verifier ran (did not skip) at least one judge layer and one
+    rule-based layer (`details["layers"]`, one `{stage, kind, passed, skipped}` dict each;
+    the extraction step, kind `extract`, gates both and is neither). Each side's verdict is
+    pass when every layer of it that ran passed. Rules that stop at their first failure skip
+    a judge after them, so those rollouts are not judged and do not count.
+    """
+    judged = flips = 0
+    for result in results:
+        ran = [
+            layer
+            for layer in (result.details or {}).get("layers", [])
+            if not layer.get("skipped") and layer.get("kind") != "extract"
+        ]
+        judge = [bool(layer.get("passed")) for layer in ran if layer.get("stage") == JUDGE_STAGE]
+        rules = [bool(layer.get("passed")) for layer in ran if layer.get("stage") != JUDGE_STAGE]
+        if judge and rules:
+            judged += 1
+            flips += all(judge) != all(rules)
+    return flips / judged if judged else None
 
 
 def success_breakdown(items: Sequence[Item], results: Sequence[RewardResult]) -> dict[str, float]:

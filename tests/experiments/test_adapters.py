@@ -17,7 +17,9 @@ from tasks_app.curriculum import CurriculumConfig, FamilyCurriculum
 from tasks_app.families import digit_sort, python_function
 from tasks_app.families.base import Task
 from tasks_app.sandbox.client import client
+from tests.tasks_app.verifiers.conftest import JUDGE_TEMPLATE, judge_model_dir  # noqa: F401
 from training.interfaces import Item, RewardResult
+from training.metrics import judge_flip_rate
 from training.verification import verify
 
 
@@ -89,3 +91,30 @@ def test_it_verifies_a_code_family_on_several_sandbox_keepers_at_once():
     results = verify(first_two_meet, [item_for(task)] * 8, completions, workers=4)
     assert [r.passed for r in results] == [True, False] * 4
     assert client().idle_keepers() >= 2
+
+
+def test_its_verdicts_show_where_the_judge_and_the_rules_disagree(
+    judge_model_dir,  # noqa: F811
+):
+    rule = {"kind": "string_match", "name": "answer", "params": {}, "continue_on_fail": True}
+    judge = {
+        "kind": "model_judge",
+        "name": "judge",
+        "params": {"model_path": str(judge_model_dir), "prompt_template": JUDGE_TEMPLATE},
+    }
+    reward_fn = verifier_reward_fn({"extract": "full_text", "layers": [rule, judge]})
+    cases = [  # (expected answer, response): the judge says yes to "right", no to "wrong"
+        ("the answer is 3 right", "the answer is 3 right"),  # both pass
+        ("the answer is 3 right", "the answer is 3 wrong"),  # both fail
+        ("the answer is 3 right", "the answer is 4 right"),  # rules fail, judge passes
+        ("the answer is 4 wrong", "the answer is 4 wrong"),  # rules pass, judge fails
+    ]
+    items = [Item("p", {"answer": answer}) for answer, _ in cases]
+    results = reward_fn(items, [response for _, response in cases])
+    passed = [{x["name"]: x["passed"] for x in r.details["layers"]} for r in results]
+    assert [(p["answer"], p["judge"]) for p in passed] == [
+        (True, True), (False, False), (False, True), (True, False),
+    ]  # fmt: skip
+    assert judge_flip_rate(results) == 0.5
+    rules_only = verifier_reward_fn(digit_sort.default_verifier())
+    assert judge_flip_rate(rules_only(items, ["the answer is 3 right"] * 4)) is None

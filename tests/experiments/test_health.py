@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import math
 
+import torch
+
 from experiments import health
 from experiments.health import BREACHED, OK, UNAVAILABLE, WARNING, Settings
+from training.interfaces import Item, RewardResult
+from training.metrics import reward_metrics
 
 
 def line(start: float, end: float, steps: range) -> list[tuple[int, float]]:
@@ -129,6 +133,38 @@ def test_judge_flips_are_unavailable_until_a_run_logs_them() -> None:
     assert by_name({})["judge_flips"].state == UNAVAILABLE
     flips = {health.JUDGE_FLIP_METRIC: [(s, 0.3) for s in STEPS]}
     assert by_name(flips)["judge_flips"].state == BREACHED
+
+
+def judged(rules_pass: bool, judge_pass: bool) -> RewardResult:
+    """A rollout's result from a verifier with a rule layer and a model-judge layer."""
+    layers = [
+        {"kind": "string_match", "stage": "semantic", "passed": rules_pass, "skipped": False},
+        {"kind": "model_judge", "stage": "judge", "passed": judge_pass, "skipped": False},
+    ]
+    return RewardResult(float(rules_pass), rules_pass, details={"layers": layers})
+
+
+def recorded(steps: range, results: list[RewardResult]) -> dict:
+    """The metric history of a run whose every step verified ``results``."""
+    history: dict[str, list[tuple[int, float]]] = {}
+    items, rewards = [Item("p")] * len(results), torch.tensor([r.reward for r in results])
+    for step in steps:
+        for key, value in reward_metrics(items, results, rewards).items():
+            history.setdefault(key, []).append((step, value))
+    return history
+
+
+def test_a_run_whose_judge_overrules_its_rules_breaches_judge_flips() -> None:
+    flipping = [judged(True, False)] * 3 + [judged(True, True)] * 7  # 30% > the 20% default
+    signal = by_name(recorded(STEPS, flipping))["judge_flips"]
+    assert signal.state == BREACHED and signal.value == 0.3 and signal.since_step == 1
+    agreeing = [judged(True, True)] * 9 + [judged(False, True)]  # 10%: under the warning line
+    assert by_name(recorded(STEPS, agreeing))["judge_flips"].state == OK
+
+
+def test_a_run_without_a_judge_layer_leaves_judge_flips_unchecked() -> None:
+    history = recorded(STEPS, [RewardResult(1.0, True, details={"layers": []})] * 4)
+    assert by_name(history)["judge_flips"].state == UNAVAILABLE
 
 
 def test_thresholds_and_switches_come_from_the_settings() -> None:

@@ -3,9 +3,15 @@ import torch
 
 from training import digits, grpo
 from training.config import GRPOConfig, SamplingConfig
-from training.interfaces import Item
+from training.interfaces import Item, RewardResult
 from training.losses import zero_std_groups
-from training.metrics import MetricLists, logprob_gap, zero_std_breakdown
+from training.metrics import (
+    MetricLists,
+    judge_flip_rate,
+    logprob_gap,
+    reward_metrics,
+    zero_std_breakdown,
+)
 from training.step import build_run
 
 
@@ -56,3 +62,47 @@ def test_it_measures_the_logprob_gap_over_completion_tokens_only():
     assert gap["logprob_gap/max"] == pytest.approx(0.3)
     assert gap["logprob_gap/mean"] == pytest.approx(0.4 / 5)
     assert logprob_gap(train, None, mask) == {}
+
+
+def verdict(rules: bool | None, judge: bool | None) -> RewardResult:
+    """A layered verifier's result: extraction, a rule layer and a judge layer, None = skipped."""
+    layers = [{"kind": "extract", "stage": "syntax", "passed": True, "skipped": False}]
+    for kind, stage, passed in (
+        ("string_match", "semantic", rules),
+        ("model_judge", "judge", judge),
+    ):
+        layers.append(
+            {"kind": kind, "stage": stage, "passed": bool(passed), "skipped": passed is None}
+        )
+    passed = bool(rules) and bool(judge)
+    return RewardResult(float(passed), passed, details={"layers": layers})
+
+
+def test_it_counts_judged_rollouts_whose_judge_disagrees_with_the_rules():
+    results = [
+        verdict(True, True),
+        verdict(True, False),
+        verdict(False, True),
+        verdict(False, False),
+    ]
+    assert judge_flip_rate(results) == 0.5
+    assert judge_flip_rate([verdict(True, False), verdict(False, None)]) == 1.0  # skip: unjudged
+
+
+def test_it_has_no_flip_rate_without_a_judged_rollout():
+    rules_only = RewardResult(
+        1.0, True, details={"layers": [{"stage": "semantic", "passed": True}]}
+    )
+    assert judge_flip_rate([rules_only, RewardResult(0.0)]) is None
+    assert judge_flip_rate([verdict(False, None)]) is None  # the judge never ran
+    judge_only = RewardResult(1.0, True, details={"layers": [{"stage": "judge", "passed": True}]})
+    assert judge_flip_rate([judge_only]) is None  # nothing to disagree with
+
+
+def test_it_logs_the_flip_rate_only_for_steps_with_judged_rollouts():
+    items = [Item("p")] * 4
+    judged = [verdict(True, False), verdict(True, True), verdict(True, True), verdict(False, None)]
+    metrics = reward_metrics(items, judged, torch.zeros(4))
+    assert metrics["verdicts/judge_flip_rate"] == pytest.approx(1 / 3)
+    plain = [RewardResult(1.0, True)] * 4
+    assert "verdicts/judge_flip_rate" not in reward_metrics(items, plain, torch.ones(4))
