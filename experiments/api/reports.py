@@ -281,6 +281,11 @@ class ReportListSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ChartSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    title = serializers.CharField()
+
+
 class ReportSerializer(ReportListSerializer):
     figures = documented_json(ReportFiguresSerializer, read_only=True)
     comments = CommentSerializer(many=True, read_only=True)
@@ -296,11 +301,15 @@ class ReportSerializer(ReportListSerializer):
     promotion = serializers.SerializerMethodField(
         help_text="The candidate checkpoint's promotion, once it is promoted."
     )
+    charts = serializers.SerializerMethodField(
+        help_text="The plots a comment can be about (``chart`` of a comment): key and title."
+    )
 
     class Meta(ReportListSerializer.Meta):
         fields = [
             *ReportListSerializer.Meta.fields, "figures", "comments", "reviews",
             "required_approvals", "authors_may_approve", "candidate_checkpoint", "promotion",
+            "charts",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -309,6 +318,10 @@ class ReportSerializer(ReportListSerializer):
 
     def get_authors_may_approve(self, report: EvaluationReport) -> bool:
         return reports.policy(report.team).authors_may_approve
+
+    @extend_schema_field(ChartSerializer(many=True))
+    def get_charts(self, report: EvaluationReport) -> list[dict[str, str]]:
+        return [{"key": k, "title": t} for k, t in reports.commentable_charts(report).items()]
 
     @extend_schema_field(PromotionSerializer(allow_null=True))
     def get_promotion(self, report: EvaluationReport) -> dict[str, Any] | None:

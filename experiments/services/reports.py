@@ -172,6 +172,16 @@ def _state_after(report: EvaluationReport, rule: ReviewPolicy) -> str:
     return ReportState.IN_REVIEW
 
 
+def commentable_charts(report: EvaluationReport) -> dict[str, str]:
+    """The report's plots a comment can be about, by key, with their titles (the signals
+    only where the candidate came from a training run)."""
+    return {
+        key: title
+        for key, title in REPORT_CHARTS.items()
+        if key != "signals" or report.figures.get("signals")
+    }
+
+
 def comment(
     user: AbstractBaseUser,
     report: EvaluationReport,
@@ -187,9 +197,11 @@ def comment(
     families = {row["family"] for row in report.figures.get("families", [])}
     if family and family not in families:
         problems.append(("family", f"the report has no family {family!r}"))
-    charts = [c for c in REPORT_CHARTS if c != "signals" or report.figures.get("signals")]
+    charts = commentable_charts(report)
     if chart and chart not in charts:
-        problems.append(("chart", f"the report has no plot {chart!r}; its plots: {', '.join(charts)}"))
+        problems.append(
+            ("chart", f"the report has no plot {chart!r}; its plots: {', '.join(charts)}")
+        )
     replied = None
     if parent is not None:
         replied = report.comments.filter(pk=parent).first()

@@ -152,7 +152,11 @@ def test_a_report_freezes_its_runs_signals_and_takes_comments_on_a_plot(
 def test_a_base_model_report_has_no_signals_to_comment_on(api, owner, team):
     report = report_on(owner, team, None, approve=False)
     url = f"/api/v1/reports/{report.pk}/"
-    assert api.get(url).json()["figures"]["signals"] is None
+    shown = api.get(url).json()
+    assert shown["figures"]["signals"] is None
+    assert [c["key"] for c in shown["charts"]] == [
+        "success_by_level", "error_types", "pass_at_k", "worst_tasks"
+    ]  # fmt: skip
     bad = api.post(f"{url}comments/", {"body": "?", "chart": "signals"}, format="json")
     assert bad.status_code == 400
 

@@ -1787,6 +1787,10 @@ export interface components {
             /** @description Rows left out as repeats of an earlier row or of a task already there. */
             duplicates_dropped: number;
         };
+        Chart: {
+            key: string;
+            title: string;
+        };
         Checkpoint: {
             readonly id: number;
             readonly step: number;
@@ -2056,6 +2060,8 @@ export interface components {
             families: number[];
             /** @description Held-out tasks per family, at most. */
             max_tasks: number;
+            /** @description An evaluation suite of the team (absent: none). Its families and max_tasks are the two above, and a run that succeeds has its final checkpoint evaluated on it. */
+            suite?: number;
         };
         EvaluatedFamily: {
             /** @description The family's slug. */
@@ -2321,7 +2327,7 @@ export interface components {
             name: string;
             /** @default  */
             description: string;
-            /** @description An experiment configuration, shaped like the `config` of an experiment; omitted fields take their defaults. `curriculum` may instead be `{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version id>}}`, which copies a saved curriculum in. */
+            /** @description An experiment configuration, shaped like the `config` of an experiment; omitted fields take their defaults. `curriculum` may instead be `{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version id>}}`, which copies a saved curriculum in. `eval` is `{"every", "families", "max_tasks"}` or `{"every": <steps>, "suite": <evaluation suite id>}`, which evaluates the suite's families during training and the final checkpoint on the suite. */
             config: {
                 [key: string]: unknown;
             };
@@ -3655,6 +3661,8 @@ export interface components {
             readonly candidate_checkpoint: number | null;
             /** @description The candidate checkpoint's promotion, once it is promoted. */
             readonly promotion: components["schemas"]["Promotion"] | null;
+            /** @description The plots a comment can be about (``chart`` of a comment): key and title. */
+            readonly charts: components["schemas"]["Chart"][];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ReportCreateRequest: {

@@ -29,6 +29,8 @@ const LIVE_INVALIDATIONS: InvalidationMap = {
   "run.launched": [["runs", "list"], ["experiments", "list"]],
   "run.cancel_requested": [["runs", "list"]],
   "run.changed": [["runs", "list"], ["experiments", "list"]],
+  // A promotion shows on its report and on the run's checkpoints.
+  "checkpoint.promoted": [["report"], ["runs", "detail"]],
 };
 
 export function AppProvider({

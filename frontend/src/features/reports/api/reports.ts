@@ -60,3 +60,18 @@ export function useCommentOnReport(id: number) {
     api.post<ReportComment>(`/api/v1/reports/${id}/comments/`, input),
   );
 }
+
+export type Promotion = components["schemas"]["Promotion"];
+export type PromotionInput = ApiRequestBody<"/api/v1/promotions/", "post">;
+
+/** Promote the report's candidate checkpoint; a refusal (409) names the field and the reason. */
+export function usePromoteCheckpoint() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: PromotionInput) => api.post<Promotion>("/api/v1/promotions/", input),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: reportQueryKey });
+      void client.invalidateQueries({ queryKey: ["runs", "detail"] });
+    },
+  });
+}

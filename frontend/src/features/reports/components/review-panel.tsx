@@ -1,5 +1,6 @@
 // Review bound to this frozen report version: submit a draft, approve or request changes
-// (counted against the team's rule), and comment on the report or one family row, in threads.
+// (counted against the team's rule), and comment on the report, one family row or one plot,
+// in threads.
 import { useState, type FormEvent } from "react";
 
 import { ErrorMessage } from "@/components/ui/error-message";
@@ -75,12 +76,13 @@ function Decisions({ report }: { report: Report }) {
   );
 }
 
-function Thread({ comment, replies, onReply }: { comment: ReportComment; replies: ReportComment[]; onReply: (c: ReportComment) => void }) {
+function Thread({ comment, replies, onReply, chartTitle }: { comment: ReportComment; replies: ReportComment[]; onReply: (c: ReportComment) => void; chartTitle: (key: string) => string }) {
   return (
     <li className="rp-comment">
       <div>
         <strong>{comment.author}</strong>
-        {comment.family && <span className="rp-family-tag">{comment.family}</span>}{" "}
+        {comment.family && <span className="rp-family-tag">{comment.family}</span>}
+        {comment.chart && <span className="rp-family-tag">plot: {chartTitle(comment.chart)}</span>}{" "}
         <span className="subtle">{formatDateTime(comment.created_at)}</span>
       </div>
       <p>{comment.body}</p>
@@ -102,13 +104,17 @@ function Thread({ comment, replies, onReply }: { comment: ReportComment; replies
 function Comments({ report }: { report: Report }) {
   const post = useCommentOnReport(report.id);
   const [body, setBody] = useState("");
-  const [family, setFamily] = useState("");
+  // "family:<name>" or "chart:<key>"; empty for the whole report.
+  const [about, setAbout] = useState("");
   const [parent, setParent] = useState<ReportComment | null>(null);
   const roots = report.comments.filter((c) => c.parent === null);
+  const titles = new Map(report.charts.map((c) => [c.key, c.title]));
+  const chartTitle = (key: string) => titles.get(key) ?? key;
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
+    const [kind = "", name = ""] = parent || !about ? [] : about.split(/:(.*)/);
     post.mutate(
-      { body, family: parent ? "" : family, parent: parent?.id ?? null },
+      { body, family: kind === "family" ? name : "", chart: kind === "chart" ? name : "", parent: parent?.id ?? null },
       { onSuccess: () => { setBody(""); setParent(null); } },
     );
   };
@@ -116,7 +122,7 @@ function Comments({ report }: { report: Report }) {
     <div className="stack">
       <ul className="rp-comments" aria-label="Comments">
         {roots.map((c) => (
-          <Thread key={c.id} comment={c} replies={report.comments.filter((r) => r.parent === c.id)} onReply={setParent} />
+          <Thread key={c.id} comment={c} replies={report.comments.filter((r) => r.parent === c.id)} onReply={setParent} chartTitle={chartTitle} />
         ))}
       </ul>
       <form className="stack" onSubmit={onSubmit}>
@@ -128,9 +134,14 @@ function Comments({ report }: { report: Report }) {
         ) : (
           <label className="field">
             <span>About</span>
-            <select value={family} onChange={(e) => setFamily(e.target.value)}>
+            <select value={about} onChange={(e) => setAbout(e.target.value)}>
               <option value="">the whole report</option>
-              {report.figures.families.map((f) => <option key={f.family} value={f.family}>{f.family}</option>)}
+              <optgroup label="Family">
+                {report.figures.families.map((f) => <option key={f.family} value={`family:${f.family}`}>{f.family}</option>)}
+              </optgroup>
+              <optgroup label="Plot">
+                {report.charts.map((c) => <option key={c.key} value={`chart:${c.key}`}>{c.title}</option>)}
+              </optgroup>
             </select>
           </label>
         )}

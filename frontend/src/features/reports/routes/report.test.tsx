@@ -35,14 +35,31 @@ const REPORT = {
     candidate_profile: profile,
     baseline_profile: profile,
     settings: { k: 4, temperature: 1, bootstrap_resamples: 2000, confidence: 0.95, seed: 0 },
+    signals: {
+      run: 3,
+      run_step: 40,
+      step: 40,
+      signals: [
+        { name: "kl_spike", label: "KL spike", state: "ok", sentence: "KL 0.01 nats", since_step: null, value: 0.01, threshold: 6, pause_on_breach: false },
+        { name: "length_blowup", label: "Completion length blow-up", state: "breached", sentence: "completions grew 3.4x", since_step: 30, value: 3.4, threshold: 3, pause_on_breach: false },
+      ],
+    },
   },
   comments: [
-    { id: 1, parent: null, family: "add", author: "grace", body: "add dropped", created_at: "2026-01-01T00:00:00Z" },
-    { id: 2, parent: 1, family: "add", author: "ada", body: "looking", created_at: "2026-01-01T00:01:00Z" },
+    { id: 1, parent: null, family: "add", chart: "", author: "grace", body: "add dropped", created_at: "2026-01-01T00:00:00Z" },
+    { id: 2, parent: 1, family: "add", chart: "", author: "ada", body: "looking", created_at: "2026-01-01T00:01:00Z" },
+    { id: 3, parent: null, family: "", chart: "worst_tasks", author: "ada", body: "one task", created_at: "2026-01-01T00:02:00Z" },
   ],
   reviews: [],
   required_approvals: 1,
   authors_may_approve: false,
+  candidate_checkpoint: 11,
+  promotion: null,
+  charts: [
+    { key: "success_by_level", title: "Success by difficulty" },
+    { key: "worst_tasks", title: "Long tail" },
+    { key: "signals", title: "Reward-hacking and drift signals" },
+  ],
 };
 
 describe("Report page", () => {
@@ -66,5 +83,49 @@ describe("Report page", () => {
     await waitFor(() =>
       expect(requests.find((r) => r.method === "POST")?.body).toEqual({ decision: "approve", note: "" }),
     );
+  });
+
+  it("shows the run's frozen signals, breached first, and comments on a plot", async () => {
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/reports/5/": { body: REPORT },
+      "POST /api/v1/reports/5/comments/": { status: 201, body: REPORT.comments[2] },
+    });
+    renderApp("/reports/5");
+    const signals = await screen.findByRole("region", { name: "Training signals" });
+    expect(signals).toHaveTextContent("checked at step 40, frozen with this report");
+    const rows = within(signals).getAllByRole("listitem");
+    expect(rows[0]).toHaveTextContent("Completion length blow-up");
+    expect(within(screen.getByRole("list", { name: "Comments" })).getByText("plot: Long tail")).toBeInTheDocument();
+    fireEvent.change(screen.getByLabelText("About"), { target: { value: "chart:signals" } });
+    fireEvent.change(screen.getByLabelText("Comment"), { target: { value: "length?" } });
+    fireEvent.click(screen.getByRole("button", { name: "Post comment" }));
+    await waitFor(() =>
+      expect(requests.find((r) => r.method === "POST")?.body).toEqual({ body: "length?", family: "", chart: "signals", parent: null }),
+    );
+  });
+
+  it("promotes the candidate checkpoint once the report is approved, and says why not before", async () => {
+    const promoted = { id: 1, team: "core", checkpoint: 11, run: 3, step: 40, subject: "sort run 1, step 40", report: 5, report_version: 2, note: "", promoted_by: "ada", created_at: "2026-01-02T00:00:00Z" };
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/reports/5/": { body: { ...REPORT, state: "approved" } },
+      "POST /api/v1/promotions/": { status: 201, body: promoted },
+    });
+    renderApp("/reports/5");
+    fireEvent.click(await screen.findByRole("button", { name: "Promote checkpoint" }));
+    await waitFor(() =>
+      expect(requests.find((r) => r.method === "POST")?.body).toEqual({ checkpoint: 11, report: 5, note: "" }),
+    );
+  });
+
+  it("shows a promotion and asks for approval before one", async () => {
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/reports/5/": { body: REPORT },
+    });
+    renderApp("/reports/5");
+    expect(await screen.findByText("Promoting sort run 1, step 40 needs this report approved.")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Promote checkpoint" })).toBeNull();
   });
 });

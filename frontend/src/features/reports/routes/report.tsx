@@ -1,15 +1,34 @@
 // One report version: the headline, the family table with its intervals, the capability
 // profiles, and the review panel. Figures are frozen; everything else updates live.
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
 
+import { HealthSignalList } from "@/components/health/health-signals";
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 
-import { useReport } from "../api/reports";
+import { useReport, type Report } from "../api/reports";
 import { FamilyTable } from "../components/family-table";
 import { ProfilePlots } from "../components/profile-plots";
+import { PromotionPanel } from "../components/promotion-panel";
 import { ReviewPanel } from "../components/review-panel";
 import "../reports.css";
+
+function TrainingSignals({ report }: { report: Report }) {
+  const found = report.figures.signals;
+  if (!found) return null;
+  return (
+    <section className="card rn-health" aria-label="Training signals">
+      <h3>
+        Reward-hacking and drift signals{" "}
+        <span className="subtle">
+          of <Link to={`/runs/${found.run}`}>run {found.run}</Link>
+          {found.step === null ? ", never checked" : `, checked at step ${found.step}`}, frozen with this report
+        </span>
+      </h3>
+      <HealthSignalList runId={found.run} signals={found.signals} />
+    </section>
+  );
+}
 
 export function ReportRoute() {
   const id = Number(useParams().reportId);
@@ -53,10 +72,18 @@ export function ReportRoute() {
             <ProfilePlots candidate={figures.candidate_profile} baseline={figures.baseline_profile} />
           </div>
         </Card>
-        <Card title="Review">
-          <ReviewPanel report={report} />
-        </Card>
+        <div className="stack">
+          <Card title="Review">
+            <ReviewPanel report={report} />
+          </Card>
+          <Card title="Promotion" description="A checkpoint is promoted only on the approved, newest version of its report.">
+            <div className="card-body">
+              <PromotionPanel report={report} />
+            </div>
+          </Card>
+        </div>
       </div>
+      <TrainingSignals report={report} />
     </div>
   );
 }

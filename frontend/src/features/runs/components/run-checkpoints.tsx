@@ -1,3 +1,5 @@
+import { Link } from "react-router";
+
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatBytes, formatDateTime } from "@/lib/format";
@@ -34,6 +36,7 @@ export function RunCheckpoints({ run }: { run: Run }) {
                 ))}
                 <th>Size</th>
                 <th>Saved</th>
+                <th>Promotion</th>
               </tr>
             </thead>
             <tbody>
@@ -46,6 +49,15 @@ export function RunCheckpoints({ run }: { run: Run }) {
                   ))}
                   <td>{formatBytes(c.size_bytes)}</td>
                   <td>{formatDateTime(c.created_at)}</td>
+                  <td>
+                    {c.promotion ? (
+                      <Link to={`/reports/${c.promotion.report}`} title={`by ${c.promotion.promoted_by ?? "someone"} on ${formatDateTime(c.promotion.created_at)}`}>
+                        <span className="badge badge-success">Promoted</span> on report v{c.promotion.report_version}
+                      </Link>
+                    ) : (
+                      <span className="subtle">–</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

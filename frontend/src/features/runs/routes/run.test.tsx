@@ -128,11 +128,16 @@ describe("Run page", () => {
   });
 
   it("lists checkpoints and logs in their tabs", async () => {
-    runApi({ "GET /api/v1/runs/7/checkpoints/": { body: [CHECKPOINT] } });
+    const promotion = { id: 2, team: "core", checkpoint: 9, run: 7, step: 60, subject: "sort run 1, step 60", report: 5, report_version: 2, note: "", promoted_by: "ada", created_at: "2026-01-02T00:00:00Z" };
+    const promoted = { ...CHECKPOINT, id: 9, step: 60, name: "step-000060", promotion };
+    runApi({ "GET /api/v1/runs/7/checkpoints/": { body: [CHECKPOINT, promoted] } });
     renderApp("/runs/7/checkpoints");
     const row = (await screen.findByText("step-000030", {}, { timeout: 5000 })).closest("tr")!;
     expect(row).toHaveTextContent("0.45");
     expect(row).toHaveTextContent("3.3 MB");
+    expect(row).not.toHaveTextContent("Promoted");
+    const link = within(screen.getByText("step-000060").closest("tr")!).getByRole("link", { name: /Promoted on report v2/ });
+    expect(link).toHaveAttribute("href", "/reports/5");
     const user = userEvent.setup();
     await user.click(screen.getByRole("link", { name: "Logs" }));
     expect(await screen.findByLabelText("Run log")).toHaveTextContent("step 37/100 reward/mean=0.55");

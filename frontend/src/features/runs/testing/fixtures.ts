@@ -69,6 +69,7 @@ export const CHECKPOINT: Checkpoint = {
   metrics: { "reward/mean": 0.45, success: 0.5 },
   size_bytes: 3_500_000,
   created_at: "2026-01-01T10:03:00Z",
+  promotion: null,
 };
 
 export function rollout(sample: number, passed: boolean, changes: Partial<Rollout> = {}): Rollout {
