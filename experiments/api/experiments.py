@@ -73,6 +73,11 @@ class EvalConfigSerializer(serializers.Serializer):
         child=serializers.IntegerField(), help_text="Pool versions whose held-out split is run."
     )
     max_tasks = serializers.IntegerField(help_text="Held-out tasks per family, at most.")
+    suite = serializers.IntegerField(
+        required=False,
+        help_text="An evaluation suite of the team (absent: none). Its families and max_tasks "
+        "are the two above, and a run that succeeds has its final checkpoint evaluated on it.",
+    )
 
 
 class ExperimentConfigSerializer(serializers.Serializer):
@@ -105,7 +110,10 @@ class ExperimentConfigSerializer(serializers.Serializer):
         "description": "An experiment configuration, shaped like the `config` of an "
         "experiment; omitted fields take their defaults. `curriculum` may instead be "
         '`{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version '
-        "id>}}`, which copies a saved curriculum in.",
+        "id>}}`, which copies a saved curriculum in. `eval` is "
+        '`{"every", "families", "max_tasks"}` or `{"every": <steps>, "suite": <evaluation '
+        "suite id>}`, which evaluates the suite's families during training and the final "
+        "checkpoint on the suite.",
         "additionalProperties": True,
     }
 )

@@ -4,6 +4,9 @@ import { LoginRoute } from "@/features/auth/routes/login";
 import { CurriculaRoute } from "@/features/curricula/routes/curricula";
 import { CurriculumEditorRoute } from "@/features/curricula/routes/curriculum-editor";
 import { DeploymentsRoute } from "@/features/deployments/routes/deployments";
+import { NewEvaluationRoute } from "@/features/evaluation-suites/routes/new-evaluation";
+import { SuiteEditorRoute } from "@/features/evaluation-suites/routes/suite-editor";
+import { SuitesRoute } from "@/features/evaluation-suites/routes/suites";
 import { ExperimentDetailRoute } from "@/features/experiments/routes/experiment-detail";
 import { ExperimentsRoute } from "@/features/experiments/routes/experiments";
 import { NewExperimentRoute } from "@/features/experiments/routes/new-experiment";
@@ -54,6 +57,10 @@ export const routes: RouteObject[] = [
           { path: "runs/:runId/:tab?", element: <RunRoute /> },
           { path: "reports", element: <ReportsRoute /> },
           { path: "reports/:reportId", element: <ReportRoute /> },
+          { path: "evaluation-suites", element: <SuitesRoute /> },
+          { path: "evaluation-suites/new", element: <SuiteEditorRoute /> },
+          { path: "evaluation-suites/:suiteId", element: <SuiteEditorRoute /> },
+          { path: "evaluations/new", element: <NewEvaluationRoute /> },
           { path: "deployments", element: <DeploymentsRoute /> },
           { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
           { path: "settings/tokens", element: <TokensRoute /> },

@@ -15,6 +15,7 @@ const SECTIONS: { heading: string; items: NavItem[] }[] = [
       { to: "/experiments", label: "Experiments", icon: "experiments" },
       { to: "/runs", label: "Runs", icon: "runs" },
       { to: "/reports", label: "Reports", icon: "reports" },
+      { to: "/evaluation-suites", label: "Evaluation suites", icon: "suites" },
       { to: "/deployments", label: "Deployments", icon: "deployments" },
     ],
   },

@@ -7,6 +7,7 @@ const PATHS = {
   experiments: "M9 3h6M10 3v6L4 19a1 1 0 0 0 1 2h14a1 1 0 0 0 1-2l-6-10V3",
   runs: "M3 12h4l3-8 4 16 3-8h4",
   reports: "M7 3h8l4 4v14H7zM15 3v4h4M10 13h6M10 17h6",
+  suites: "M10 6h10M10 12h10M10 18h10M4 6l1.5 1.5L8 5M4 12l1.5 1.5L8 11M4 18l1.5 1.5L8 17",
   deployments: "M12 3l9 5-9 5-9-5zM3 13l9 5 9-5",
   tokens: "M15 7a4 4 0 1 1-3.9 5H3v3h3v3h3v-3h2.1A4 4 0 0 1 15 7z",
   team: "M16 19v-1a4 4 0 0 0-4-4H7a4 4 0 0 0-4 4v1M9.5 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zM21 19v-1a4 4 0 0 0-3-3.9M16 4.1a3.5 3.5 0 0 1 0 6.8",

@@ -84,6 +84,11 @@ export function ReportsRoute() {
       <PageHeader
         title="Reports"
         description="Regression reports compare a candidate with a baseline family by family, and go through review before a checkpoint ships."
+        actions={
+          <Link className="btn btn-primary" to="/evaluations/new">
+            New evaluation
+          </Link>
+        }
       />
       <ReportList team={team} />
       <EvaluationList team={team} />

@@ -1,0 +1,165 @@
+import { useState, type FormEvent } from "react";
+import { Link, useNavigate, useSearchParams } from "react-router";
+
+import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { PageHeader } from "@/components/ui/page-header";
+import { useCurrentTeam } from "@/lib/current-team";
+import { fieldErrors } from "@/lib/field-errors";
+
+import { useEvaluationModels, usePoolVersions, useVerifiers } from "../api/get-choices";
+import { useSuites } from "../api/get-suites";
+import { useStartEvaluation } from "../api/start-evaluation";
+import type { EvaluationInput, EvaluationSuite, PoolVersion, Verifier } from "../api/types";
+import { FamilyRows } from "../components/family-rows";
+import { FormField } from "../components/form-field";
+import {
+  DEFAULT_SETTINGS,
+  familiesBody,
+  familiesChosen,
+  newRow,
+  settingsBody,
+  shownFamilyOrSetting,
+  type FamilyRow,
+  type Settings,
+} from "../components/form-state";
+import { SettingsFields } from "../components/settings-fields";
+import "../evaluation-suites.css";
+
+type Subject = "checkpoint" | "model";
+type Source = "suite" | "families";
+
+const shownField = (path: string) => ["checkpoint", "model", "suite"].includes(path) || shownFamilyOrSetting(path);
+
+function Choice<T extends string>({ legend, value, options, onChange }: { legend: string; value: T; options: [T, string][]; onChange: (value: T) => void }) {
+  return (
+    <fieldset className="es-choice">
+      <legend>{legend}</legend>
+      {options.map(([key, label]) => (
+        <label key={key} className="row">
+          <input type="radio" name={legend} checked={value === key} onChange={() => onChange(key)} />
+          {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function SuiteSummary({ suite }: { suite: EvaluationSuite | undefined }) {
+  if (!suite) return null;
+  const families = suite.families.map((f) => `${f.family} v${f.version_number} (±${f.threshold_pts} pts)`).join(", ");
+  return (
+    <p className="subtle">
+      {families}; k = {suite.k}, temperature {suite.temperature}, {suite.max_new_tokens} new tokens, ≤ {suite.max_tasks} tasks per family.
+    </p>
+  );
+}
+
+function NewEvaluationForm({ suites, versions, verifiers }: { suites: EvaluationSuite[]; versions: PoolVersion[]; verifiers: Verifier[] }) {
+  const { team } = useCurrentTeam();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const models = useEvaluationModels();
+  const start = useStartEvaluation();
+  const [subject, setSubject] = useState<Subject>(params.get("model") ? "model" : "checkpoint");
+  const [checkpoint, setCheckpoint] = useState(params.get("checkpoint") ?? "");
+  const [model, setModel] = useState(params.get("model") ?? "");
+  const [source, setSource] = useState<Source>(params.get("suite") || suites.length > 0 ? "suite" : "families");
+  const [suite, setSuite] = useState<number | null>(Number(params.get("suite")) || suites[0]?.id || null);
+  const [families, setFamilies] = useState<FamilyRow[]>([newRow()]);
+  const [settings, setSettings] = useState<Settings>({ ...DEFAULT_SETTINGS });
+  const { byField, other } = fieldErrors(start.error, shownField);
+  const errorFor = (path: string) => byField[path];
+  const ready = (source === "suite" ? suite !== null : familiesChosen(families)) && (subject === "checkpoint" ? checkpoint.trim() : model.trim());
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const target = subject === "checkpoint" ? { checkpoint: Number(checkpoint) } : { model: model.trim() };
+    const what = source === "suite" ? { suite: suite as number } : { families: familiesBody(families), ...settingsBody(settings) };
+    const input: EvaluationInput = { team: team?.slug ?? "", ...target, ...what };
+    start.mutate(input, { onSuccess: () => navigate("/reports") });
+  }
+
+  return (
+    <form className="card-body stack" onSubmit={submit} aria-label="New evaluation" noValidate>
+      {other.length > 0 && (
+        <div className="alert alert-error" role="alert">
+          {other.map((m) => (
+            <div key={m}>{m}</div>
+          ))}
+        </div>
+      )}
+      <Choice legend="Evaluate" value={subject} options={[["checkpoint", "A checkpoint"], ["model", "A base model"]]} onChange={setSubject} />
+      {subject === "checkpoint" ? (
+        <FormField label="Checkpoint id" help="On a run's Checkpoints tab." error={errorFor("checkpoint")}>
+          {(control) => <input {...control} className="input" inputMode="numeric" value={checkpoint} onChange={(e) => setCheckpoint(e.target.value)} />}
+        </FormField>
+      ) : (
+        <FormField label="Base model" help={models.data?.detail || "A model of the catalogue."} error={errorFor("model")}>
+          {(control) => (
+            <>
+              <input {...control} className="input" list="es-models" value={model} onChange={(e) => setModel(e.target.value)} />
+              <datalist id="es-models">
+                {models.data?.models.map((m) => <option key={m.name} value={m.name} />)}
+              </datalist>
+            </>
+          )}
+        </FormField>
+      )}
+      <Choice legend="On" value={source} options={[["suite", "From a suite"], ["families", "Chosen families"]]} onChange={setSource} />
+      {source === "suite" ? (
+        <FormField
+          label="Evaluation suite"
+          help={suites.length ? undefined : <>No suite yet: <Link to="/evaluation-suites/new">save one</Link>.</>}
+          error={errorFor("suite")}
+        >
+          {(control) => (
+            <select {...control} className="select" value={suite ?? ""} onChange={(e) => setSuite(e.target.value ? Number(e.target.value) : null)}>
+              <option value="">Choose a suite…</option>
+              {suites.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+      ) : (
+        <>
+          <FamilyRows rows={families} versions={versions} verifiers={verifiers} errorFor={errorFor} onChange={setFamilies} />
+          <SettingsFields settings={settings} errorFor={errorFor} onChange={setSettings} />
+        </>
+      )}
+      {source === "suite" && <SuiteSummary suite={suites.find((s) => s.id === suite)} />}
+      <div className="row">
+        <button type="submit" className="btn btn-primary" disabled={start.isPending || !ready}>
+          {start.isPending ? "Queuing…" : "Start evaluation"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function NewEvaluationRoute() {
+  const suites = useSuites();
+  const versions = usePoolVersions();
+  const verifiers = useVerifiers();
+  const loading = [suites, versions, verifiers].find((q) => !q.data);
+  return (
+    <>
+      <div className="subtle" style={{ marginBottom: "var(--space-2)" }}>
+        <Link to="/reports">Reports</Link> /
+      </div>
+      <PageHeader
+        title="New evaluation"
+        description="A checkpoint or a base model sampled k times on each held-out task, on the cpu queue; compare two finished evaluations in a report."
+      />
+      <Card title="Evaluation">
+        {loading ? (
+          <QueryPlaceholder query={loading} />
+        ) : (
+          <NewEvaluationForm suites={suites.data ?? []} versions={versions.data ?? []} verifiers={verifiers.data ?? []} />
+        )}
+      </Card>
+    </>
+  );
+}
