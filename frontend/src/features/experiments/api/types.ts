@@ -15,6 +15,7 @@ export type SavedCurriculum = Schemas["Curriculum"];
 export type PoolVersion = Schemas["PoolVersion"];
 export type Family = Schemas["Family"];
 export type Verifier = Schemas["Verifier"];
+export type EvaluationSuite = Schemas["EvaluationSuite"];
 
 export const experimentsQueryKey = ["experiments"] as const;
 

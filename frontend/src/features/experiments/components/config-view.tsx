@@ -68,6 +68,12 @@ export function ConfigView({ config, hash }: { config: ExperimentConfig; hash: s
             <dd>
               {config.eval.families.length} held-out set{config.eval.families.length === 1 ? "" : "s"},{" "}
               {config.eval.every ? `every ${config.eval.every} steps` : "at the end"}, ≤ {config.eval.max_tasks} tasks each
+              {config.eval.suite !== undefined && (
+                <>
+                  , from <Link to={`/evaluation-suites/${config.eval.suite}`}>evaluation suite {config.eval.suite}</Link>, which also evaluates
+                  the final checkpoint
+                </>
+              )}
             </dd>
           </div>
           <div>

@@ -1,6 +1,7 @@
 import { useAlgorithms } from "../api/get-algorithms";
 import { useCurricula } from "../api/get-curricula";
 import { usePoolVersions } from "../api/get-pool-versions";
+import { useSuites } from "../api/get-suites";
 import { useVerifiers } from "../api/get-verifiers";
 import { buildConfig, type Draft, type StepId } from "../lib/draft";
 import { curriculumVersions } from "./step-evaluation";
@@ -55,6 +56,8 @@ export function StepReview({
     const v = verifiers.data?.find((x) => x.latest_version?.id === id);
     return v ? `${v.name} · v${v.latest_version!.number}` : id ? `verifier version ${id}` : "none chosen";
   };
+  const suites = useSuites();
+  const suiteName = (id: number) => suites.data?.find((s) => s.id === id)?.name ?? `#${id}`;
   const changed = Object.keys(draft.hyper);
   const evaluated = draft.evalFamilies ?? ids;
 
@@ -98,8 +101,18 @@ export function StepReview({
           )}
         </Row>
         <Row label="Evaluation" step="evaluation" onEdit={onEdit}>
-          {evaluated.length === 0 ? "no held-out sets" : `${evaluated.map(versionName).join(", ")}`}
-          {draft.evalEvery.trim() === "0" ? ", at the end" : `, every ${draft.evalEvery} steps`}, at most {draft.evalMaxTasks} tasks each
+          {draft.evalSuite !== null ? (
+            <>
+              the families of evaluation suite {suiteName(draft.evalSuite)}
+              {draft.evalEvery.trim() === "0" ? ", at the end" : `, every ${draft.evalEvery} steps`}; a run that succeeds has its
+              final checkpoint evaluated on it
+            </>
+          ) : (
+            <>
+              {evaluated.length === 0 ? "no held-out sets" : `${evaluated.map(versionName).join(", ")}`}
+              {draft.evalEvery.trim() === "0" ? ", at the end" : `, every ${draft.evalEvery} steps`}, at most {draft.evalMaxTasks} tasks each
+            </>
+          )}
         </Row>
         <Row label="Resources and budget" step="resources" onEdit={onEdit}>
           seed {draft.seed}, {draft.processes} process{draft.processes.trim() === "1" ? "" : "es"}, {draft.rolloutGroups} completion groups kept per step;{" "}

@@ -51,6 +51,15 @@ describe("the experiment draft", () => {
     expect(config.curriculum).toMatchObject({ families: [{ pool_version: 5, verifier_version: 11 }], origin: { curriculum: 4, revision: 2 } });
   });
 
+  it("names an evaluation suite instead of held-out sets, and keeps it when cloning", () => {
+    const draft = { ...emptyDraft(), evalEvery: "5", evalFamilies: [5], evalSuite: 3 };
+    expect(buildConfig(draft, grpo).eval).toEqual({ every: 5, suite: 3 });
+    expect(stepOf("config.eval.suite")).toBe("evaluation");
+    const config = { ...EXPERIMENT.config, eval: { ...EXPERIMENT.config.eval, suite: 3 } };
+    expect(draftFromExperiment({ ...EXPERIMENT, config }, ALGORITHMS).evalSuite).toBe(3);
+    expect(draftFromExperiment(EXPERIMENT, ALGORITHMS).evalSuite).toBeNull();
+  });
+
   it("preselects the newest verifier made for the family's kind, none for an unknown kind", () => {
     expect(defaultVerifierVersion(FAMILY, VERIFIERS)).toBe(12);
     expect(defaultVerifierVersion({ kind: "json" }, VERIFIERS)).toBeNull();

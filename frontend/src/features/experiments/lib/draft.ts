@@ -34,6 +34,9 @@ export type Draft = {
   evalMaxTasks: string;
   /** Pool versions whose held-out split is evaluated; null: every family of the curriculum. */
   evalFamilies: number[] | null;
+  /** An evaluation suite of the team: its families and max tasks replace the two above, and a
+   * run that succeeds has its final checkpoint evaluated on it. null: none. */
+  evalSuite: number | null;
   seed: string;
   processes: string;
   rolloutGroups: string;
@@ -56,6 +59,7 @@ export function emptyDraft(): Draft {
     evalEvery: "10",
     evalMaxTasks: "200",
     evalFamilies: null,
+    evalSuite: null,
     seed: "0",
     processes: "1",
     rolloutGroups: "16",
@@ -165,8 +169,11 @@ export function curriculumConfig(draft: Draft): Record<string, unknown> {
 }
 
 export function buildConfig(draft: Draft, algorithm: Algorithm | undefined): Record<string, unknown> {
-  const evaluation: Record<string, unknown> = { every: number(draft.evalEvery), max_tasks: number(draft.evalMaxTasks) };
-  if (draft.evalFamilies !== null) evaluation.families = draft.evalFamilies;
+  const evaluation: Record<string, unknown> =
+    draft.evalSuite !== null
+      ? { every: number(draft.evalEvery), suite: draft.evalSuite }
+      : { every: number(draft.evalEvery), max_tasks: number(draft.evalMaxTasks) };
+  if (draft.evalSuite === null && draft.evalFamilies !== null) evaluation.families = draft.evalFamilies;
   return {
     curriculum: curriculumConfig(draft),
     model: draft.model,
@@ -212,6 +219,7 @@ export function draftFromExperiment(
     evalEvery: String(config.eval.every),
     evalMaxTasks: String(config.eval.max_tasks),
     evalFamilies: allEvaluated ? null : config.eval.families,
+    evalSuite: config.eval.suite ?? null,
     seed: String(config.seed),
     processes: String(config.num_processes),
     rolloutGroups: String(config.rollout_groups),

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 
-import { ME, mockApi } from "@/testing/mock-api";
+import { ME, mockApi, paginated } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
 import { EXPERIMENT, EXPERIMENT_RUN, NO_MODELS, wizardRoutes } from "../testing/fixtures";
@@ -90,6 +90,36 @@ describe("New experiment wizard", () => {
         budget: { max_worker_hours: null, max_cost: null },
       },
     });
+  });
+
+  it("names an evaluation suite and shows its refusal under the suite, on the evaluation step", async () => {
+    const suite = { id: 3, name: "Held-out core", families: [{ family: "digits", version_number: 1 }], max_tasks: 50 };
+    const refusal = "suite 'Held-out core': pool version 9 (others) is not in the curriculum";
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      ...wizardRoutes(),
+      "GET /api/v1/evaluation-suites/": { body: paginated([suite]) },
+      "POST /api/v1/experiments/": { status: 400, body: { errors: [{ field: "config.eval.suite", code: "invalid", message: refusal }] } },
+    });
+    renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("radio", { name: /Digit ramp/ }, { timeout: 5000 }));
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await user.selectOptions(await screen.findByLabelText("Base model"), "tiny-digit-sort");
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await user.selectOptions(await screen.findByLabelText("Evaluation suite"), "3");
+    expect(screen.queryByLabelText("Held-out tasks per family, at most")).not.toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await user.type(screen.getByLabelText("Name"), "Sort it");
+    await user.click(screen.getByRole("button", { name: "Create and launch" }));
+
+    const select = await screen.findByLabelText("Evaluation suite");
+    expect(select).toHaveAttribute("aria-invalid", "true");
+    expect(select).toHaveAccessibleDescription(new RegExp(refusal.replace(/[()]/g, "\\$&")));
+    const post = requests.find((r) => r.method === "POST");
+    expect((post?.body as { config: { eval: unknown } }).config.eval).toEqual({ every: 10, suite: 3 });
   });
 
   it("creates and launches, then opens the run", async () => {
