@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 
 import type { EvaluationSuite, PoolVersion, SuiteInput, SuitePatch, Verifier } from "../api/types";
 import { FamilyRows } from "./family-rows";
+import { FormAlert } from "./form-alert";
 import { FormField } from "./form-field";
 import { familiesChosen, shownFamilyOrSetting, stateFromSuite, suiteBody, type SuiteState } from "./form-state";
 import { SettingsFields } from "./settings-fields";
@@ -41,13 +42,7 @@ export function SuiteForm({
 
   return (
     <form className="card-body stack" onSubmit={submit} aria-label="Evaluation suite" noValidate>
-      {messages.length > 0 && (
-        <div className="alert alert-error" role="alert">
-          {messages.map((m) => (
-            <div key={m}>{m}</div>
-          ))}
-        </div>
-      )}
+      <FormAlert messages={messages} />
       <div className="form-row" style={{ alignItems: "flex-start" }}>
         <FormField label="Name" error={errorFor("name")} className="es-name">
           {(control) => <input {...control} className="input" value={state.name} placeholder="Held-out core" onChange={(e) => set({ name: e.target.value })} />}

@@ -11,6 +11,7 @@ import { useSuites } from "../api/get-suites";
 import { useStartEvaluation } from "../api/start-evaluation";
 import type { EvaluationInput, EvaluationSuite, PoolVersion, Verifier } from "../api/types";
 import { FamilyRows } from "../components/family-rows";
+import { FormAlert } from "../components/form-alert";
 import { FormField } from "../components/form-field";
 import {
   DEFAULT_SETTINGS,
@@ -81,13 +82,7 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
 
   return (
     <form className="card-body stack" onSubmit={submit} aria-label="New evaluation" noValidate>
-      {other.length > 0 && (
-        <div className="alert alert-error" role="alert">
-          {other.map((m) => (
-            <div key={m}>{m}</div>
-          ))}
-        </div>
-      )}
+      <FormAlert messages={other} />
       <Choice legend="Evaluate" value={subject} options={[["checkpoint", "A checkpoint"], ["model", "A base model"]]} onChange={setSubject} />
       {subject === "checkpoint" ? (
         <FormField label="Checkpoint id" help="On a run's Checkpoints tab." error={errorFor("checkpoint")}>
