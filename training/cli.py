@@ -19,7 +19,7 @@ from typing import Any
 
 from training import digits
 from training.config import load_config
-from training.demo import DemoSettings, run_demo
+from training.demo import DemoSettings, run_seeds
 from training.engine import run_eval_on, train
 from training.interfaces import DirectoryStore, JsonlSink
 
@@ -32,7 +32,15 @@ def main(argv: list[str] | None = None) -> int:
     demo = commands.add_parser("demo", help="tiny model: SFT warm start, then GRPO; before/after")
     demo.add_argument("--sft-steps", type=int, default=DemoSettings.sft_steps)
     demo.add_argument("--grpo-steps", type=int, default=DemoSettings.grpo_steps)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=int, default=0, help="first seed")
+    demo.add_argument(
+        "--seeds",
+        type=int,
+        default=3,
+        help="run seeds --seed .. --seed + N - 1 one after another; a final JSON line holds "
+        "each seed's before, after, lift and seconds, the mean lift, its spread and the mean "
+        "seconds",
+    )
     run = commands.add_parser("run", help="train from a YAML run file")
     run.add_argument("config", type=Path)
     run.add_argument(
@@ -40,7 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "demo":
-        run_demo(DemoSettings(sft_steps=args.sft_steps, grpo_steps=args.grpo_steps, seed=args.seed))
+        if args.seeds < 1:
+            parser.error("--seeds: must be at least 1")
+        settings = DemoSettings(
+            sft_steps=args.sft_steps, grpo_steps=args.grpo_steps, seed=args.seed
+        )
+        run_seeds(settings, args.seeds)
         return 0
     return run_file(args.config, args.out)
 

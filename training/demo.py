@@ -8,10 +8,14 @@ trained on, too.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -29,13 +33,26 @@ SAMPLING = SamplingConfig(max_new_tokens=12, temperature=1.0)
 class DemoSettings:
     sft_steps: int = 600
     """SFT steps on the flawed teacher (batch 64) that make the base."""
+    sft_max_len: int = 6
+    """Longest list the teacher shows during SFT (from 2 digits)."""
     grpo_steps: int = 150
-    """GRPO steps of `prompts_per_step` prompts x 8 completions, rewarded pass/fail."""
+    """GRPO steps of `prompts_per_step` prompts x `group_size` completions, rewarded pass/fail."""
     prompts_per_step: int = 64
     """Prompts per GRPO step. With 16, about two thirds of the groups are all-pass or
     all-fail and the run barely moves (0.43 -> 0.43 in 300 steps); 64 x 150 gets 0.43 -> 0.64."""
+    group_size: int = 8
+    """Completions per prompt."""
     learning_rate: float = 5e-4
     """GRPO learning rate (1e-3 and above degrade this model)."""
+    grpo_max_len: int = 6
+    """Longest list GRPO trains on (from 2 digits)."""
+    curriculum: bool = False
+    """Draw GRPO lengths with the band curriculum (`digits.DigitSortCurriculum`) instead of
+    uniformly."""
+    band: tuple[float, float] = (0.1, 0.9)
+    """Curriculum only: the pass-rate band in which a length is drawn at full weight."""
+    dynamic_sampling: bool = False
+    """DAPO dynamic sampling: replace all-pass and all-fail groups with fresh ones."""
     held_out: int = 512
     """Held-out items (lengths 2-8) evaluated before and after."""
     seed: int = 0
@@ -77,17 +94,30 @@ def cached_base(directory: Path, sft_steps: int, seed: int = 0):
 
 
 def grpo_config(
-    steps: int, learning_rate: float = 5e-4, seed: int = 0, prompts_per_step: int = 16
+    steps: int,
+    learning_rate: float = 5e-4,
+    seed: int = 0,
+    prompts_per_step: int = 16,
+    group_size: int = 8,
+    dynamic_sampling: bool = False,
 ) -> GRPOConfig:
     return GRPOConfig(
         max_steps=steps,
         prompts_per_step=prompts_per_step,
-        group_size=8,
+        group_size=group_size,
         learning_rate=learning_rate,
+        dynamic_sampling=dynamic_sampling,
         sampling=SAMPLING,
         seed=seed,
         cpu_threads=1,
     )
+
+
+def grpo_sampler(settings: DemoSettings) -> digits.DigitSortSampler:
+    seed = settings.seed + 1
+    if settings.curriculum:
+        return digits.DigitSortCurriculum(2, settings.grpo_max_len, seed=seed, band=settings.band)
+    return digits.DigitSortSampler(2, settings.grpo_max_len, seed=seed)
 
 
 def held_out_success(model, tokenizer, items, seed: int = 0) -> EvalResult:
@@ -107,15 +137,23 @@ def run_demo(settings: DemoSettings | None = None, progress_bar: bool = True) ->
     start = time.perf_counter()
     items = digits.held_out(settings.held_out)
     print(f"building a tiny model and warm-starting it with {settings.sft_steps} SFT steps")
-    model, tokenizer = base_model(settings.sft_steps, settings.seed, progress_bar)
+    model, tokenizer = base_model(
+        settings.sft_steps, settings.seed, progress_bar, max_len=settings.sft_max_len
+    )
     before = held_out_success(model, tokenizer, items)
     print(f"held-out success before GRPO: {before.success:.3f}")
     sink = MemorySink()
+    config = grpo_config(
+        settings.grpo_steps,
+        settings.learning_rate,
+        settings.seed,
+        settings.prompts_per_step,
+        settings.group_size,
+        settings.dynamic_sampling,
+    )
     train(
-        grpo_config(
-            settings.grpo_steps, settings.learning_rate, settings.seed, settings.prompts_per_step
-        ),
-        sampler=digits.DigitSortSampler(2, 6, seed=settings.seed + 1),
+        config,
+        sampler=grpo_sampler(settings),
         reward_fn=digits.pass_fail_reward_fn,
         sink=sink,
         model=model,
@@ -126,12 +164,53 @@ def run_demo(settings: DemoSettings | None = None, progress_bar: bool = True) ->
     print(f"held-out success after GRPO:  {after.success:.3f}")
     print(_by_difficulty(before, after))
     summary = {
+        "seed": settings.seed,
         "before": round(before.success, 4),
         "after": round(after.success, 4),
+        "lift": round(after.success - before.success, 4),
         "seconds": round(time.perf_counter() - start, 1),
     }
     print(json.dumps(summary))
     return summary
+
+
+def run_seeds(settings: DemoSettings, seeds: int, progress_bar: bool = True) -> dict[str, Any]:
+    """`run_demo` for seeds `settings.seed` .. `settings.seed + seeds - 1`, one after another;
+    prints and returns `summarize` of their results."""
+    runs = []
+    for k in range(seeds):
+        print(f"seed {settings.seed + k} ({k + 1} of {seeds})")
+        runs.append(run_demo(dataclasses.replace(settings, seed=settings.seed + k), progress_bar))
+    summary = summarize(runs)
+    print(json.dumps(summary))
+    return summary
+
+
+def summarize(runs: Sequence[dict[str, float]]) -> dict[str, Any]:
+    """Per-seed results with the mean lift, its spread (min, max, population std) and the
+    mean seconds."""
+    if not runs:
+        raise ValueError("summarize: needs at least one run")
+    lifts = [run["after"] - run["before"] for run in runs]
+    seconds = [run["seconds"] for run in runs]
+    return {
+        "runs": [
+            {
+                "seed": run["seed"],
+                "before": run["before"],
+                "after": run["after"],
+                "lift": round(lift, 4),
+                "seconds": run["seconds"],
+            }
+            for run, lift in zip(runs, lifts, strict=True)
+        ],
+        "mean_lift": round(statistics.fmean(lifts), 4),
+        "min_lift": round(min(lifts), 4),
+        "max_lift": round(max(lifts), 4),
+        "std_lift": round(statistics.pstdev(lifts), 4),
+        "mean_seconds": round(statistics.fmean(seconds), 1),
+        "max_seconds": round(max(seconds), 1),
+    }
 
 
 def _by_difficulty(before: EvalResult, after: EvalResult) -> str:
