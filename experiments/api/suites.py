@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from crucible.api.schema import ApiErrorsSerializer
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
 from crucible.api.serializers import documented_json
 
@@ -64,6 +65,13 @@ class EvaluationSuiteWriteSerializer(EvaluationSettingsSerializer):
     )
 
 
+IN_USE = OpenApiResponse(
+    ApiErrorsSerializer,
+    description="The suite is used by evaluation jobs or experiments (the message says by "
+    "how many): its families and settings stay as they are, and it is kept.",
+)
+
+
 class EvaluationSuiteViewSet(TeamScopedMixin, viewsets.ModelViewSet):
     """Evaluation suites of the caller's teams, by name."""
 
@@ -91,7 +99,8 @@ class EvaluationSuiteViewSet(TeamScopedMixin, viewsets.ModelViewSet):
         return Response(EvaluationSuiteSerializer(suite).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        request=EvaluationSuiteWriteSerializer, responses={200: EvaluationSuiteSerializer}
+        request=EvaluationSuiteWriteSerializer,
+        responses={200: EvaluationSuiteSerializer, 409: IN_USE},
     )
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         suite = self.get_object()
@@ -102,6 +111,10 @@ class EvaluationSuiteViewSet(TeamScopedMixin, viewsets.ModelViewSet):
             raise serializers.ValidationError({"team": ["a suite's team never changes"]})
         suite = suites.update_suite(request.user, suite, **changes)
         return Response(EvaluationSuiteSerializer(suite).data)
+
+    @extend_schema(responses={204: None, 409: IN_USE})
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance: EvaluationSuite) -> None:
         suites.delete_suite(self.request.user, instance)

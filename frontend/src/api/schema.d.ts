@@ -5903,6 +5903,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrors"];
                 };
             };
+            /** @description The suite is used by evaluation jobs or experiments (the message says by how many): its families and settings stay as they are, and it is kept. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
             /** @description Too many requests; retry after the Retry-After header's seconds. */
             429: {
                 headers: {
@@ -5969,6 +5978,15 @@ export interface operations {
             };
             /** @description No such object among your teams' (or no such page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The suite is used by evaluation jobs or experiments (the message says by how many): its families and settings stay as they are, and it is kept. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
