@@ -63,7 +63,14 @@ function EvaluationList({ team }: { team: string | undefined }) {
             <tr key={j.id}>
               <td>{j.id}</td>
               <td>{j.subject}</td>
-              <td>{j.families.map((f) => `${f.family} v${f.version_number}`).join(", ")}</td>
+              <td>
+                {j.families.map((f) => `${f.family} v${f.version_number}`).join(", ")}
+                {j.suite !== null && (
+                  <div className="subtle">
+                    from <Link to={`/evaluation-suites/${j.suite}`}>suite {j.suite}</Link>
+                  </div>
+                )}
+              </td>
               <td>{j.k}</td>
               <td>
                 <ProgressBar value={Math.round(j.progress * 100)} max={100} label={`Evaluation ${j.id}`} state={j.state === "failed" ? "failed" : undefined} showText={false} />
