@@ -9,6 +9,7 @@ from experiments.api import (
     metrics,
     preflight,
     promotion,
+    registry,
     reports,
     runs,
     suites,
@@ -26,6 +27,8 @@ router.register("preflights", preflight.PreflightViewSet, basename="preflight")
 router.register("reports", reports.ReportViewSet, basename="report")
 router.register("evaluation-suites", suites.EvaluationSuiteViewSet, basename="evaluation-suite")
 router.register("promotions", promotion.PromotionViewSet, basename="promotion")
+router.register("registered-models", registry.RegisteredModelViewSet, basename="registered-model")
+router.register("model-versions", registry.ModelVersionViewSet, basename="model-version")
 
 urlpatterns = [
     path("models/", workers.AvailableModelsView.as_view(), name="models"),

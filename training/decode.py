@@ -28,6 +28,7 @@ from transformers.cache_utils import StaticLayer
 
 from training.config import SamplingConfig
 from training.generation import Generator, HFGenerator, Rollout, finish_rollout
+from training.prompting import ADD_SPECIAL_TOKENS
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,9 @@ class DecodeGenerator:
     @torch.no_grad()
     def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
         device = next(self.model.parameters()).device
-        enc = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        enc = self.tokenizer(
+            prompts, return_tensors="pt", padding=True, add_special_tokens=ADD_SPECIAL_TOKENS
+        )
         prompt_ids = enc["input_ids"].to(device)  # (P, L) left-padded
         prompt_mask = enc["attention_mask"].to(device)
         was_training = self.model.training

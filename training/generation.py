@@ -15,6 +15,7 @@ import torch
 from transformers import GenerationMixin, PreTrainedModel, PreTrainedTokenizerBase
 
 from training.config import SamplingConfig
+from training.prompting import ADD_SPECIAL_TOKENS
 
 
 @dataclass
@@ -76,7 +77,9 @@ class HFGenerator:
     @torch.no_grad()
     def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
         device = next(self.model.parameters()).device
-        enc = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        enc = self.tokenizer(
+            prompts, return_tensors="pt", padding=True, add_special_tokens=ADD_SPECIAL_TOKENS
+        )
         prompt_ids = enc["input_ids"].repeat_interleave(n, dim=0).to(device)
         prompt_mask = enc["attention_mask"].repeat_interleave(n, dim=0).to(device)
         was_training = self.model.training

@@ -17,6 +17,7 @@ from .evaluation import (
 from .experiments import Experiment
 from .health import HealthSettings
 from .preflight import PreflightReport, PreflightState
+from .registry import ModelAlias, ModelVersion, RegisteredModel
 from .runs import Checkpoint, MetricPoint, Rollout, Run, RunState
 from .suites import EvaluationSuite
 from .usage import CostRate, TeamQuota, Usage
@@ -33,10 +34,13 @@ __all__ = [
     "Experiment",
     "HealthSettings",
     "MetricPoint",
+    "ModelAlias",
+    "ModelVersion",
     "PreflightReport",
     "PreflightState",
     "Promotion",
     "REPORT_CHARTS",
+    "RegisteredModel",
     "ReportComment",
     "ReportReview",
     "ReportState",

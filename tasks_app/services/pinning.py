@@ -20,6 +20,7 @@ from tasks_app.models import Curriculum, PoolTask, PoolVersion, Split, VerifierV
 
 from . import pools
 from .curricula import resolve
+from .families import kind_module
 
 TRAIN, HELD_OUT = Split.TRAIN.value, Split.HELD_OUT.value
 
@@ -65,6 +66,52 @@ def verifier_specs(team: Team, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     """The canonical spec of each of ``ids`` that is a verifier version of ``team``."""
     rows = VerifierVersion.objects.filter(pk__in=list(ids), verifier__team=team)
     return {pk: spec for pk, spec in rows.values_list("pk", "spec")}
+
+
+@dataclass(frozen=True)
+class PinnedFormat:
+    """How a pinned pool version's prompts were written, with its family."""
+
+    id: int
+    family: str
+    number: int
+    prompt_template: str | None
+    """The family's template, else its kind's (what ``pools`` renders prompts with); None for
+    an upload whose prompts were taken as written."""
+
+
+@dataclass(frozen=True)
+class PinnedVerifier:
+    id: int
+    verifier: str
+    """The verifier's slug."""
+    number: int
+    extract: str
+    """The extractor its spec takes the answer with."""
+
+
+def pinned_formats(team: Team, ids: Iterable[int]) -> dict[int, PinnedFormat]:
+    """Each of ``ids`` that is a pool version of ``team``, with its prompt template."""
+    rows = PoolVersion.objects.select_related("family").filter(pk__in=list(ids), family__team=team)
+    return {v.pk: PinnedFormat(v.pk, v.family.slug, v.number, _template(v)) for v in rows}
+
+
+def _template(version: PoolVersion) -> str | None:
+    if (version.source_detail or {}).get("prompt_mode") == "as_is":
+        return None
+    family = version.family
+    return family.prompt_template or str(kind_module(family.kind).prompt_template)
+
+
+def pinned_verifiers(team: Team, ids: Iterable[int]) -> dict[int, PinnedVerifier]:
+    """Each of ``ids`` that is a verifier version of ``team``, with its extractor."""
+    rows = VerifierVersion.objects.select_related("verifier").filter(
+        pk__in=list(ids), verifier__team=team
+    )
+    return {
+        v.pk: PinnedVerifier(v.pk, v.verifier.slug, v.number, str(v.spec.get("extract", "")))
+        for v in rows
+    }
 
 
 def version_tasks(version_id: int, split: str, limit: int | None = None) -> Iterator[Task]:

@@ -2,9 +2,9 @@
 
 Each operation is one test on Django's test database (rolled back after it), signed in with
 a bearer token of a team's admin who already has a family with a version, a verifier with a
-version and a labelled example, a curriculum and an evaluation suite, so that detail routes
-are reachable: path parameters are pointed at those objects rather than at random ids, which
-would only meet 404s.
+version and a labelled example, a curriculum, an evaluation suite and a registered model with
+a version of a checkpoint, so that detail routes are reachable: path parameters are pointed
+at those objects rather than at random ids, which would only meet 404s.
 The checks: never a 5xx, and every answer is documented (status, JSON content type, body).
 No operation is left out: logout only ends a session (this client signs in with a token), an
 upload gets generated multipart bodies, and grading jobs are queued only on commit, which the
@@ -34,8 +34,8 @@ from schemathesis.specs.openapi.checks import (
 
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
-from experiments.models import PreflightReport, Rollout, Worker
-from experiments.services import evaluation, experiments, reports, runs, suites
+from experiments.models import Checkpoint, PreflightReport, Rollout, Worker
+from experiments.services import evaluation, experiments, registry, reports, runs, suites
 from tasks_app.services import curricula, example_proposals, pools, verifiers
 from tests.experiments.reports_setup import finished_job
 
@@ -123,6 +123,9 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
     suite = suites.create_suite(
         owner, team, name="Core", families=[pinned], settings_=evaluation.Settings()
     )
+    registered = registry.create_model(owner, team, name="Sorter")
+    checkpoint = Checkpoint.objects.create(run=run, step=1, path="/nonexistent/step-000001")
+    model_version = registry.register(owner, registered, checkpoint=checkpoint.id)
     issued = accounts.create_token(owner, "fuzz")
     return {
         "headers": {"Authorization": f"Bearer {issued.secret}"},
@@ -141,6 +144,8 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
             "evaluations": candidate.id,
             "reports": report.id,
             "evaluation-suites": suite.id,
+            "registered-models": registered.id,
+            "model-versions": model_version.id,
         },
         "params": {
             "slug": team.slug,
