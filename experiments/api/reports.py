@@ -99,7 +99,9 @@ class EvaluationSettingsSerializer(StrictSerializer):
         min_value=1, max_value=evaluation.MAX_TASKS, required=False,
         help_text="Held-out tasks per family, at most (default 200).",
     )  # fmt: skip
-    seed = serializers.IntegerField(required=False, help_text="Default 0.")
+    seed = serializers.IntegerField(
+        min_value=-(2**31), max_value=2**31 - 1, required=False, help_text="Default 0."
+    )  # the column is a 32-bit integer
 
 
 def given_settings(data: dict[str, Any]) -> evaluation.Settings:

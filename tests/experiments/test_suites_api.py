@@ -61,6 +61,8 @@ def test_it_names_each_bad_field_and_saves_nothing(api, pinned):
                                                      "verifier_version": pinned[1].pk}]),
                         format="json")  # fmt: skip
     assert fields(response) == {"families[0].pool_version": "no such pool version in the team"}
+    response = api.post(URL, body(pinned, seed=2**40), format="json")
+    assert response.status_code == 400 and set(fields(response)) == {"seed"}
     assert api.post(URL, body(pinned), format="json").status_code == 201
     response = api.post(URL, body(pinned), format="json")
     assert response.status_code == 400
