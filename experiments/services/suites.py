@@ -96,9 +96,9 @@ def create_suite(
     settings_: evaluation.Settings,
     description: str = "",
 ) -> EvaluationSuite:
-    """Save a suite; a 400 naming the field for a bad family version or a taken name."""
-    name = _checked_name(team, name)
-    resolved = evaluation.resolve_families(team, families)
+    """Save a suite; a 400 naming each field at fault (a taken name, a bad family version)."""
+    name = name.strip()
+    resolved = _checked(team, name, families)
     with _name_race_refused(), transaction.atomic():
         suite = EvaluationSuite.objects.create(
             team=team, name=name, description=description, families=resolved,
@@ -115,12 +115,13 @@ def update_suite(user: AbstractBaseUser, suite: EvaluationSuite, **changes: Any)
     unknown = sorted(set(changes) - {"name", "description", *CONTENT})
     if unknown:
         raise field_errors([(key, "unknown field") for key in unknown])
+    if "name" in changes:
+        changes["name"] = changes["name"].strip()
     changed = {k: v for k, v in changes.items() if getattr(suite, k) != v}
-    if "name" in changed:
-        changed["name"] = _checked_name(suite.team, changed["name"], exclude=suite.pk)
-    if "families" in changed:
-        changed["families"] = evaluation.resolve_families(suite.team, changed["families"])
-        if changed["families"] == suite.families:
+    families = _checked(suite.team, changed.get("name"), changed.get("families"), suite.pk)
+    if families is not None:
+        changed["families"] = families
+        if families == suite.families:
             del changed["families"]
     if set(changed) & set(CONTENT):
         refusal = _in_use(suite, "its families and settings stay as they are; save a new suite")
@@ -150,14 +151,25 @@ def delete_suite(user: AbstractBaseUser, suite: EvaluationSuite) -> None:
         suite.delete()
 
 
-def _checked_name(team: Team, name: str, exclude: int | None = None) -> str:
-    name = (name or "").strip()
-    if not name:
-        raise field_errors([("name", "a suite needs a name")])
-    taken = EvaluationSuite.objects.filter(team=team, name=name).exclude(pk=exclude)
-    if taken.exists():
-        raise field_errors([("name", NAME_TAKEN)], code="unique")
-    return name
+def _checked(
+    team: Team, name: str | None, families: Any, exclude: int | None = None
+) -> list[dict[str, Any]] | None:
+    """The families resolved (None when not given), after checking the name (when given); a
+    400 naming every field at fault, the name's and the families' together."""
+    detail: dict[str, Any] = {}
+    if name is not None and not name:
+        detail = field_errors([("name", "a suite needs a name")]).detail  # type: ignore[assignment]
+    elif name is not None:
+        if EvaluationSuite.objects.filter(team=team, name=name).exclude(pk=exclude).exists():
+            detail = field_errors([("name", NAME_TAKEN)], code="unique").detail  # type: ignore[assignment]
+    resolved = None
+    try:
+        resolved = None if families is None else evaluation.resolve_families(team, families)
+    except ValidationError as exc:
+        detail = {**detail, **exc.detail}  # type: ignore[dict-item]
+    if detail:
+        raise ValidationError(detail)
+    return resolved
 
 
 @contextmanager

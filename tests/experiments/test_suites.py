@@ -86,6 +86,14 @@ def test_it_refuses_a_name_the_team_already_has(owner, team, pinned):
     with pytest.raises(ValidationError) as exc:
         suites.update_suite(owner, other, name="core")
     assert errors(exc) == {"name": suites.NAME_TAKEN}
+    wrong = [{"pool_version": 999_999, "verifier_version": pinned[1].pk}]
+    with pytest.raises(ValidationError) as exc:  # every field at fault, in one answer
+        suites.update_suite(owner, other, name="core", families=wrong)
+    assert errors(exc) == {
+        "name": suites.NAME_TAKEN,
+        "families[0].pool_version": "no such pool version in the team",
+    }
+    assert EvaluationSuite.objects.get(pk=other.pk).name == "other"
 
 
 def test_it_freezes_a_suite_in_use_but_lets_it_be_renamed(owner, team, pinned, sent):
