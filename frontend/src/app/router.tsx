@@ -13,6 +13,8 @@ import { NewExperimentRoute } from "@/features/experiments/routes/new-experiment
 import { OverviewRoute } from "@/features/overview/routes/overview";
 import { ReportRoute } from "@/features/reports/routes/report";
 import { ReportsRoute } from "@/features/reports/routes/reports";
+import { ModelRoute } from "@/features/registry/routes/model";
+import { ModelsRoute } from "@/features/registry/routes/models";
 import { CompareRunsRoute } from "@/features/runs/routes/compare-runs";
 import { RunRoute } from "@/features/runs/routes/run";
 import { RunsRoute } from "@/features/runs/routes/runs";
@@ -61,6 +63,8 @@ export const routes: RouteObject[] = [
           { path: "evaluation-suites/new", element: <SuiteEditorRoute /> },
           { path: "evaluation-suites/:suiteId", element: <SuiteEditorRoute /> },
           { path: "evaluations/new", element: <NewEvaluationRoute /> },
+          { path: "registry", element: <ModelsRoute /> },
+          { path: "registry/:modelId", element: <ModelRoute /> },
           { path: "deployments", element: <DeploymentsRoute /> },
           { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
           { path: "settings/tokens", element: <TokensRoute /> },

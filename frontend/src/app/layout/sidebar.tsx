@@ -16,6 +16,7 @@ const SECTIONS: { heading: string; items: NavItem[] }[] = [
       { to: "/runs", label: "Runs", icon: "runs" },
       { to: "/reports", label: "Reports", icon: "reports" },
       { to: "/evaluation-suites", label: "Evaluation suites", icon: "suites" },
+      { to: "/registry", label: "Models", icon: "registry" },
       { to: "/deployments", label: "Deployments", icon: "deployments" },
     ],
   },

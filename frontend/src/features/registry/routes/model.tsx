@@ -1,0 +1,43 @@
+// One registered model: its aliases and its versions, newest first, each with its lineage back
+// to the run and experiment, its training format, its promotion, and "Set alias".
+import { useParams } from "react-router";
+
+import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { PageHeader } from "@/components/ui/page-header";
+
+import { useRegisteredModel } from "../api/registered-models";
+import { AliasBadges } from "../components/alias-badges";
+import { VersionRow } from "../components/version-row";
+import "../registry.css";
+
+export function ModelRoute() {
+  const id = Number(useParams().modelId);
+  const model = useRegisteredModel(id);
+  const data = model.data;
+  return (
+    <div className="page stack">
+      <PageHeader title={data ? data.name : "Model"} description={data?.description || undefined} />
+      <QueryPlaceholder query={model} />
+      {data && (
+        <>
+          <Card title="Aliases" description="production only ever points at a promoted checkpoint; moving an alias is audited.">
+            <AliasBadges label="Aliases" aliases={data.aliases} />
+          </Card>
+          <Card title="Versions">
+            {!data.versions.length && (
+              <EmptyState title="No versions yet">
+                Register a checkpoint: POST /api/v1/model-versions/ with this model ({data.id}) and a checkpoint.
+              </EmptyState>
+            )}
+            <ul className="rg-versions" aria-label="Versions">
+              {data.versions.map((version) => (
+                <VersionRow key={version.id} version={version} />
+              ))}
+            </ul>
+          </Card>
+        </>
+      )}
+    </div>
+  );
+}
