@@ -14,7 +14,7 @@ describe("New evaluation", () => {
 
     const suite = await screen.findByLabelText("Evaluation suite", {}, { timeout: 5000 });
     expect(suite).toHaveValue("3");
-    expect(screen.getByText(/digits v2 \(±4 pts\); k = 4/)).toBeInTheDocument();
+    expect(screen.getByText(/digits v2 \(threshold 4 pts\); k = 4/)).toBeInTheDocument();
     await user.click(screen.getByRole("button", { name: "Start evaluation" }));
 
     await waitFor(() => expect(router.state.location.pathname).toBe("/reports"));

@@ -47,7 +47,7 @@ function Choice<T extends string>({ legend, value, options, onChange }: { legend
 
 function SuiteSummary({ suite }: { suite: EvaluationSuite | undefined }) {
   if (!suite) return null;
-  const families = suite.families.map((f) => `${f.family} v${f.version_number} (±${f.threshold_pts} pts)`).join(", ");
+  const families = suite.families.map((f) => `${f.family} v${f.version_number} (threshold ${f.threshold_pts} pts)`).join(", ");
   return (
     <p className="subtle">
       {families}; k = {suite.k}, temperature {suite.temperature}, {suite.max_new_tokens} new tokens, ≤ {suite.max_tasks} tasks per family.

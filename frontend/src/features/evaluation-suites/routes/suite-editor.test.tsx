@@ -87,7 +87,7 @@ describe("Evaluation suite editor", () => {
     renderApp("/evaluation-suites");
     const table = await screen.findByRole("table", { name: "Evaluation suites" }, { timeout: 5000 });
     expect(within(table).getByRole("link", { name: "Core" })).toHaveAttribute("href", "/evaluation-suites/3");
-    expect(within(table).getByText(`${FAMILY.family} v2 (±4 pts)`)).toBeInTheDocument();
+    expect(within(table).getByText(`${FAMILY.family} v2 (threshold 4 pts)`)).toBeInTheDocument();
     expect(within(table).getByText("1 experiment")).toBeInTheDocument();
   });
 });

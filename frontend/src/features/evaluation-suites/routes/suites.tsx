@@ -72,7 +72,7 @@ export function SuitesRoute() {
                       <Link to={`/evaluation-suites/${s.id}`}>{s.name}</Link>
                       {s.description && <div className="subtle">{s.description}</div>}
                     </td>
-                    <td>{s.families.map((f) => `${f.family} v${f.version_number} (±${f.threshold_pts} pts)`).join(", ")}</td>
+                    <td>{s.families.map((f) => `${f.family} v${f.version_number} (threshold ${f.threshold_pts} pts)`).join(", ")}</td>
                     <td>{s.k}</td>
                     <td>≤ {s.max_tasks}</td>
                     <td>{usedBy(s)}</td>
