@@ -7,6 +7,7 @@ import { formatDateTime } from "@/lib/format";
 
 import { useRemoveAlias } from "../api/aliases";
 import type { ModelVersion } from "../api/registered-models";
+import { CheckFormat } from "./check-format";
 import { SetAlias } from "./set-alias";
 import { VersionFormat } from "./version-format";
 
@@ -71,6 +72,7 @@ export function VersionRow({ version }: { version: ModelVersion }) {
       <Lineage version={version} />
       {version.description && <p>{version.description}</p>}
       <VersionFormat format={version.format} />
+      <CheckFormat version={version} />
       <SetAlias version={version} />
       {remove.error && <ErrorMessage error={remove.error} />}
     </li>

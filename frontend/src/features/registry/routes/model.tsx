@@ -8,6 +8,7 @@ import { PageHeader } from "@/components/ui/page-header";
 
 import { useRegisteredModel } from "../api/registered-models";
 import { AliasBadges } from "../components/alias-badges";
+import { RegisterVersion } from "../components/register-version";
 import { VersionRow } from "../components/version-row";
 import "../registry.css";
 
@@ -24,10 +25,11 @@ export function ModelRoute() {
           <Card title="Aliases" description="production only ever points at a promoted checkpoint; moving an alias is audited.">
             <AliasBadges label="Aliases" aliases={data.aliases} />
           </Card>
-          <Card title="Versions">
+          <Card title="Versions" description="Each freezes its lineage and the prompt format it was trained with.">
+            <RegisterVersion model={data.id} />
             {!data.versions.length && (
               <EmptyState title="No versions yet">
-                Register a checkpoint: POST /api/v1/model-versions/ with this model ({data.id}) and a checkpoint.
+                Register a checkpoint above by its id (a run's Checkpoints tab lists them).
               </EmptyState>
             )}
             <ul className="rg-versions" aria-label="Versions">

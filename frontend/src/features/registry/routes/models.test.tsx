@@ -127,4 +127,40 @@ describe("Models pages", () => {
     fireEvent.click(within(row).getByRole("button", { name: "Set alias" }));
     expect(await within(row).findByRole("alert")).toHaveTextContent("production needs a promoted checkpoint");
   });
+
+  it("registers a checkpoint as the next version", async () => {
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/registered-models/9/": { body: { ...MODEL, versions: [] } },
+      "POST /api/v1/model-versions/": { status: 201, body: version(3, 3, false) },
+    });
+    renderApp("/registry/9");
+    fireEvent.change(await screen.findByLabelText("Checkpoint id", {}, { timeout: 4000 }), { target: { value: "14" } });
+    fireEvent.click(screen.getByRole("button", { name: "Register" }));
+    await waitFor(() =>
+      expect(requests.find((r) => r.method === "POST")?.body).toEqual({ model: 9, checkpoint: 14 }),
+    );
+  });
+
+  it("checks a serving format against the training format and lists the drift", async () => {
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/registered-models/9/": { body: { ...MODEL, versions: [version(1, 1, true)] } },
+      "POST /api/v1/model-versions/1/check-format/": {
+        body: {
+          matches: false,
+          differences: ["chat format differs: trained on the raw prompt (no chat template), served with chat template 'chatml'"],
+        },
+      },
+    });
+    renderApp("/registry/9");
+    const row = await screen.findByRole("listitem", { name: "Version 1" }, { timeout: 4000 });
+    const form = within(row).getByRole("form", { name: "Check a serving format for v1" });
+    fireEvent.change(within(form).getByLabelText("Chat format"), { target: { value: "named" } });
+    fireEvent.change(within(form).getByLabelText("Chat template"), { target: { value: "chatml" } });
+    fireEvent.change(within(form).getByLabelText("Answer extraction"), { target: { value: "full_text" } });
+    fireEvent.click(within(form).getByRole("button", { name: "Check" }));
+    expect(await within(row).findByRole("status", { name: "Format check" })).toHaveTextContent("chat format differs");
+    expect(requests.find((r) => r.path.endsWith("check-format/"))?.body).toEqual({ chat_template: "chatml", extract: "full_text" });
+  });
 });
