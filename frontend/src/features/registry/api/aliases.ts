@@ -4,7 +4,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 
 import { api, apiRequest } from "@/lib/api-client";
 
-import { registryQueryKey, type ModelAlias } from "./registered-models";
+import { registryQueryKey } from "@/lib/registry";
+
+import type { ModelAlias } from "./registered-models";
 
 export type AliasChange = { version: number; alias: string };
 

@@ -1,31 +1,15 @@
-// Registered models of the current team, each with its aliases; one model's page also has
-// its versions. The team's socket says "registered_model.changed" whenever a model, a version
-// or an alias changes, which refetches ["registered_model", ...] (see lib/live.ts).
+// One registered model with its versions and aliases, and naming a new model. The list and
+// registration live in lib/registry.ts, which the report page shares.
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
 import type { components } from "@/api/schema";
 import { api } from "@/lib/api-client";
-import type { ApiRequestBody, Paginated } from "@/lib/api-types";
+import type { ApiRequestBody } from "@/lib/api-types";
+import { registryQueryKey, type RegisteredModel } from "@/lib/registry";
 
-export type RegisteredModel = components["schemas"]["RegisteredModel"];
 export type RegisteredModelDetail = components["schemas"]["RegisteredModelDetail"];
-export type ModelVersion = components["schemas"]["ModelVersion"];
 export type ModelAlias = components["schemas"]["Alias"];
 export type ModelInput = ApiRequestBody<"/api/v1/registered-models/", "post">;
-
-export const registryQueryKey = ["registered_model"] as const;
-
-export function registeredModelsOptions(team: string) {
-  return queryOptions({
-    queryKey: [...registryQueryKey, "list", team],
-    queryFn: ({ signal }) =>
-      api.get<Paginated<RegisteredModel>>("/api/v1/registered-models/", { team }, signal),
-  });
-}
-
-export function useRegisteredModels(team: string | undefined) {
-  return useQuery({ ...registeredModelsOptions(team ?? ""), enabled: !!team });
-}
 
 export function registeredModelOptions(id: number) {
   return queryOptions({

@@ -5,7 +5,7 @@ import { useId, useState } from "react";
 import { ErrorMessage } from "@/components/ui/error-message";
 
 import { useCheckFormat, type ServedFormat } from "../api/check-format";
-import type { ModelVersion } from "../api/registered-models";
+import type { ModelVersion } from "@/lib/registry";
 
 type Chat = "" | "raw" | "named";
 

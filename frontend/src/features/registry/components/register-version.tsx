@@ -4,7 +4,7 @@ import { useState } from "react";
 
 import { ErrorMessage } from "@/components/ui/error-message";
 
-import { useRegisterVersion, type RegisterInput } from "../api/register-version";
+import { useRegisterVersion, type RegisterInput } from "@/lib/registry";
 
 export function RegisterVersion({ model }: { model: number }) {
   const register = useRegisterVersion();

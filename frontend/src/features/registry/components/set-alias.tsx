@@ -5,7 +5,7 @@ import { useId, useState } from "react";
 import { ErrorMessage } from "@/components/ui/error-message";
 
 import { useSetAlias } from "../api/aliases";
-import type { ModelVersion } from "../api/registered-models";
+import type { ModelVersion } from "@/lib/registry";
 
 const OTHER = "__other__";
 

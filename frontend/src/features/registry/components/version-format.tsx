@@ -1,5 +1,5 @@
 // The prompt format a version was trained with, as frozen at registration.
-import type { ModelVersion } from "../api/registered-models";
+import type { ModelVersion } from "@/lib/registry";
 
 export function VersionFormat({ format }: { format: ModelVersion["format"] }) {
   return (

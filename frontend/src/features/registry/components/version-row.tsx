@@ -6,7 +6,7 @@ import { ErrorMessage } from "@/components/ui/error-message";
 import { formatDateTime } from "@/lib/format";
 
 import { useRemoveAlias } from "../api/aliases";
-import type { ModelVersion } from "../api/registered-models";
+import type { ModelVersion } from "@/lib/registry";
 import { CheckFormat } from "./check-format";
 import { SetAlias } from "./set-alias";
 import { VersionFormat } from "./version-format";

@@ -9,8 +9,9 @@ import { ErrorMessage } from "@/components/ui/error-message";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
 import { formatDateTime } from "@/lib/format";
+import { useRegisteredModels } from "@/lib/registry";
 
-import { useCreateModel, useRegisteredModels } from "../api/registered-models";
+import { useCreateModel } from "../api/registered-models";
 import { AliasBadges } from "../components/alias-badges";
 import "../registry.css";
 

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Link } from "react-router";
 
+import { RegisterInModel } from "@/components/registry/register-in-model";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { formatDateTime } from "@/lib/format";
 
@@ -18,13 +19,16 @@ export function PromotionPanel({ report }: { report: Report }) {
   }
   if (done) {
     return (
-      <p role="status" aria-label="Promotion">
-        <span className="badge badge-success">Promoted</span> {done.subject} by <strong>{done.promoted_by}</strong>{" "}
-        <span className="subtle">
-          {formatDateTime(done.created_at)} on report v{done.report_version}
-        </span>
-        {done.note && <>: {done.note}</>} · <Link to={`/runs/${done.run}/checkpoints`}>run {done.run}</Link>
-      </p>
+      <div className="stack">
+        <p role="status" aria-label="Promotion">
+          <span className="badge badge-success">Promoted</span> {done.subject} by <strong>{done.promoted_by}</strong>{" "}
+          <span className="subtle">
+            {formatDateTime(done.created_at)} on report v{done.report_version}
+          </span>
+          {done.note && <>: {done.note}</>} · <Link to={`/runs/${done.run}/checkpoints`}>run {done.run}</Link>
+        </p>
+        <RegisterInModel checkpoint={checkpoint} />
+      </div>
     );
   }
   if (report.state !== "approved") {
