@@ -23,20 +23,24 @@ export function ModelRoute() {
       {data && (
         <>
           <Card title="Aliases" description="production only ever points at a promoted checkpoint; moving an alias is audited.">
-            <AliasBadges label="Aliases" aliases={data.aliases} />
+            <div className="card-body">
+              <AliasBadges label="Model aliases" aliases={data.aliases} />
+            </div>
           </Card>
           <Card title="Versions" description="Each freezes its lineage and the prompt format it was trained with.">
-            <RegisterVersion model={data.id} />
-            {!data.versions.length && (
-              <EmptyState title="No versions yet">
-                Register a checkpoint above by its id (a run's Checkpoints tab lists them).
-              </EmptyState>
-            )}
-            <ul className="rg-versions" aria-label="Versions">
-              {data.versions.map((version) => (
-                <VersionRow key={version.id} version={version} />
-              ))}
-            </ul>
+            <div className="card-body stack">
+              <RegisterVersion model={data.id} />
+              {!data.versions.length && (
+                <EmptyState title="No versions yet">
+                  Register a checkpoint above by its id (a run's Checkpoints tab lists them).
+                </EmptyState>
+              )}
+              <ul className="rg-versions" aria-label="Versions">
+                {data.versions.map((version) => (
+                  <VersionRow key={version.id} version={version} />
+                ))}
+              </ul>
+            </div>
           </Card>
         </>
       )}

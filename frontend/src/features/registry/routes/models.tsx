@@ -55,7 +55,9 @@ export function ModelsRoute() {
       />
       {team && (
         <Card title="New model">
-          <NewModel team={team} />
+          <div className="card-body">
+            <NewModel team={team} />
+          </div>
         </Card>
       )}
       <Card title="Registered models" description="production only ever points at a promoted checkpoint.">
