@@ -349,7 +349,11 @@ class ModelVersionViewSet(
         made = _versions().get(pk=version.pk)
         return Response(ModelVersionSerializer(made).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(methods=["POST"], request=AliasBodySerializer, responses={200: AliasSerializer})
+    @extend_schema(
+        methods=["POST"],
+        request=AliasBodySerializer,
+        responses={200: AliasSerializer, 409: ALIAS_REFUSED},
+    )
     @extend_schema(methods=["DELETE"], request=AliasBodySerializer, responses={204: None})
     @action(detail=True, methods=["post", "delete"])
     def alias(self, request: Request, pk: str | None = None) -> Response:

@@ -683,6 +683,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/model-versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Versions of the caller's teams' registered models, newest first. */
+        get: operations["model_versions_list"];
+        put?: never;
+        /** @description Versions of the caller's teams' registered models, newest first. */
+        post: operations["model_versions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/model-versions/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Versions of the caller's teams' registered models, newest first. */
+        get: operations["model_versions_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/model-versions/{id}/alias/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description POST: point the alias at this version (moving it); DELETE: remove it from the model,
+         *     if it points here.
+         */
+        post: operations["model_versions_alias_create"];
+        /**
+         * @description POST: point the alias at this version (moving it); DELETE: remove it from the model,
+         *     if it points here.
+         */
+        delete: operations["model_versions_alias_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/model-versions/{id}/check-format/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Compare a request's or a deployment's format with the training format (read-only:
+         *     any member may ask, so no write permission is checked).
+         */
+        post: operations["model_versions_check_format_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/models/": {
         parameters: {
             query?: never;
@@ -847,6 +926,43 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registered-models/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Registered models of the caller's teams, by name. */
+        get: operations["registered_models_list"];
+        put?: never;
+        /** @description Registered models of the caller's teams, by name. */
+        post: operations["registered_models_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registered-models/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Registered models of the caller's teams, by name. */
+        get: operations["registered_models_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description Registered models of the caller's teams, by name. */
+        delete: operations["registered_models_destroy"];
+        options?: never;
+        head?: never;
+        /** @description Registered models of the caller's teams, by name. */
+        patch: operations["registered_models_partial_update"];
         trace?: never;
     };
     "/api/v1/reports/": {
@@ -1658,6 +1774,20 @@ export interface components {
          * @enum {string}
          */
         AlgorithmEnum: "grpo" | "ppo" | "rejection" | "rloo" | "sft";
+        Alias: {
+            readonly alias: string;
+            readonly version: number;
+            readonly number: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly updated_by: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        AliasBodyRequest: {
+            /** @description A lowercase slug: production, candidate... */
+            alias: string;
+        };
         ApiError: {
             /** @description The field path (`spec.layers[2].params`), or null. */
             field: string | null;
@@ -2454,6 +2584,15 @@ export interface components {
             /** @description Starting distribution over ``levels``, one share per level; default: all mass on the easiest level. */
             initial?: number[] | null;
         };
+        FamilyFormat: {
+            family: string;
+            /** @description None: the dataset's prompts as written. */
+            prompt_template: string | null;
+            /** @description The verifier's answer extractor. */
+            extract: string;
+            pool_version: number | null;
+            verifier_version: number | null;
+        };
         FamilyKind: {
             name: string;
             label: string;
@@ -2548,6 +2687,10 @@ export interface components {
              * @default
              */
             note: string;
+        };
+        FormatCheck: {
+            matches: boolean;
+            differences: string[];
         };
         /**
          * @description * `jsonl` - jsonl
@@ -2791,6 +2934,20 @@ export interface components {
             success: number;
             tasks: number;
         };
+        Lineage: {
+            checkpoint?: number;
+            step?: number;
+            run?: components["schemas"]["VersionRef"];
+            experiment?: components["schemas"]["NamedRef"];
+            config_hash?: string;
+            /** @description The base model it was trained from. */
+            model?: string;
+            pool_versions?: components["schemas"]["PoolVersionRef"][];
+            verifier_versions?: components["schemas"]["VerifierVersionRef"][];
+            promotion?: components["schemas"]["PromotionRef"] | null;
+            /** @description For a base model version. */
+            base_model?: string;
+        };
         LoadableModel: {
             /** @description What a run or a job names. */
             name: string;
@@ -2854,6 +3011,34 @@ export interface components {
          * @enum {string}
          */
         ModeEnum: "append" | "replace";
+        ModelFormat: {
+            /** @description None: the raw prompt, no chat template. */
+            chat_template: string | null;
+            add_special_tokens: boolean;
+            families: components["schemas"]["FamilyFormat"][];
+        };
+        ModelVersion: {
+            readonly id: number;
+            readonly team: string;
+            readonly model: number;
+            readonly model_name: string;
+            readonly number: number;
+            readonly checkpoint: number | null;
+            readonly base_model: string;
+            readonly lineage: components["schemas"]["Lineage"];
+            readonly format: components["schemas"]["ModelFormat"];
+            /** @description Its aliases' names. */
+            readonly aliases: string[];
+            /** @description Its checkpoint's promotion, now. */
+            readonly promotion: components["schemas"]["PromotionRef"] | null;
+            /** @description Why it may not be production; null when it may. */
+            readonly production_refusal: string | null;
+            readonly description: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
         /**
          * @description * `reward_vs_heldout` - reward_vs_heldout
          *     * `length_blowup` - length_blowup
@@ -2865,6 +3050,10 @@ export interface components {
          * @enum {string}
          */
         NameEnum: "reward_vs_heldout" | "length_blowup" | "kl_spike" | "entropy_collapse" | "curriculum_stuck" | "part_dominates" | "judge_flips";
+        NamedRef: {
+            id: number;
+            name: string;
+        };
         Origin: {
             /** @description The saved curriculum it was copied from. */
             curriculum: number;
@@ -2991,6 +3180,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Membership"][];
         };
+        PaginatedModelVersionList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ModelVersion"][];
+        };
         PaginatedPoolTaskList: {
             /** @example 123 */
             count: number;
@@ -3050,6 +3254,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Promotion"][];
+        };
+        PaginatedRegisteredModelList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["RegisteredModel"][];
         };
         PaginatedReportListList: {
             /** @example 123 */
@@ -3241,6 +3460,14 @@ export interface components {
             role?: components["schemas"]["RoleEnum"];
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PatchedRegisteredModelWriteRequest: {
+            /** @description The owning team (editor role). */
+            team?: string;
+            /** @description Unique in the team. */
+            name?: string;
+            description?: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedVerifierRequest: {
             team?: string;
             name?: string;
@@ -3366,6 +3593,11 @@ export interface components {
             readonly created_by: string;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        PoolVersionRef: {
+            id: number;
+            family: string;
+            number: number;
         };
         Preflight: {
             readonly id: number;
@@ -3565,6 +3797,11 @@ export interface components {
             /** @default  */
             note: string;
         };
+        PromotionRef: {
+            id: number;
+            report: number;
+            report_version: number;
+        };
         /**
          * @description * `template` - template
          *     * `as_is` - as_is
@@ -3599,6 +3836,59 @@ export interface components {
             points: components["schemas"]["Series"];
             /** @description Pass as after_step for the next page; null on the last one. */
             next_after_step: number | null;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        RegisterRequest: {
+            /**
+             * Format: int64
+             * @description The registered model to add a version to.
+             */
+            model: number;
+            /**
+             * Format: int64
+             * @description A checkpoint of the model's team.
+             */
+            checkpoint?: number | null;
+            /** @description Or a catalogue base model. */
+            base_model?: string | null;
+            description?: string;
+        };
+        RegisteredModel: {
+            readonly id: number;
+            readonly team: string;
+            readonly name: string;
+            readonly description: string;
+            readonly aliases: components["schemas"]["Alias"][];
+            readonly latest_version: number | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        RegisteredModelDetail: {
+            readonly id: number;
+            readonly team: string;
+            readonly name: string;
+            readonly description: string;
+            readonly aliases: components["schemas"]["Alias"][];
+            readonly latest_version: number | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            readonly versions: components["schemas"]["ModelVersion"][];
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        RegisteredModelWriteRequest: {
+            /** @description The owning team (editor role). */
+            team?: string;
+            /** @description Unique in the team. */
+            name: string;
+            description?: string;
         };
         Removal: {
             /**
@@ -4003,6 +4293,17 @@ export interface components {
             value: (number | null)[];
             wall_time: number[];
             tokens: (number | null)[];
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        ServedFormatRequest: {
+            /** @description Which trained family it serves. */
+            family?: string;
+            prompt_template?: string | null;
+            /** @description null: the raw prompt; else the chat template's name or text. */
+            chat_template?: string | null;
+            add_special_tokens?: boolean;
+            /** @description The answer extractor it uses. */
+            extract?: string;
         };
         /**
          * @description * `warning` - warning
@@ -4428,6 +4729,11 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        VerifierVersionRef: {
+            id: number;
+            verifier: string;
+            number: number;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         VersionCreateRequest: {
             spec: components["schemas"]["VerifierSpec"];
@@ -4447,6 +4753,10 @@ export interface components {
             unchanged?: number;
             added_examples?: components["schemas"]["DiffExample"][];
             removed_examples?: components["schemas"]["DiffExample"][];
+        };
+        VersionRef: {
+            id: number;
+            number: number;
         };
         Worker: {
             readonly name: string;
@@ -8507,6 +8817,495 @@ export interface operations {
             };
         };
     };
+    model_versions_list: {
+        parameters: {
+            query?: {
+                checkpoint?: number;
+                model?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedModelVersionList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    model_versions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["RegisterRequest"];
+                "multipart/form-data": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    model_versions_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this model version. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    model_versions_alias_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this model version. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AliasBodyRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["AliasBodyRequest"];
+                "multipart/form-data": components["schemas"]["AliasBodyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alias"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description production on a version that is not a promoted checkpoint, or deleting a model that has a production alias: the error on alias says why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    model_versions_alias_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this model version. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    model_versions_check_format_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this model version. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ServedFormatRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ServedFormatRequest"];
+                "multipart/form-data": components["schemas"]["ServedFormatRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormatCheck"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     models_retrieve: {
         parameters: {
             query?: {
@@ -9412,6 +10211,402 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Promotion"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    registered_models_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRegisteredModelList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    registered_models_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisteredModelWriteRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["RegisteredModelWriteRequest"];
+                "multipart/form-data": components["schemas"]["RegisteredModelWriteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisteredModel"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    registered_models_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this registered model. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisteredModelDetail"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    registered_models_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this registered model. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description production on a version that is not a promoted checkpoint, or deleting a model that has a production alias: the error on alias says why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    registered_models_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this registered model. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedRegisteredModelWriteRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedRegisteredModelWriteRequest"];
+                "multipart/form-data": components["schemas"]["PatchedRegisteredModelWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisteredModel"];
                 };
             };
             /** @description Invalid input; each error names its field. */
