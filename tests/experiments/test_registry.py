@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from crucible.accounts.models import AuditEvent
-from experiments.models import Checkpoint, EvaluationReport, ModelAlias, ModelVersion, Run
+from experiments.models import (
+    Checkpoint,
+    EvaluationReport,
+    ModelAlias,
+    ModelVersion,
+    Promotion,
+    Run,
+)
 from experiments.services import experiments, promotion
 from tasks_app.families.digit_sort import prompt_template as DIGIT_TEMPLATE
 from tasks_app.services import pinning
@@ -126,6 +133,11 @@ def test_production_needs_a_promoted_checkpoint(api, owner, team, model, checkpo
     assert accepted.json()["number"] == 1
     aliases = api.get(f"{MODELS}{model['id']}/").json()["aliases"]
     assert {a["alias"]: a["number"] for a in aliases} == {"candidate": 1, "production": 1}
+    # A version registered once the checkpoint is promoted carries the promotion in its lineage.
+    later = register(api, model, checkpoint).json()
+    report = Promotion.objects.get(checkpoint=checkpoint).report
+    assert later["lineage"]["promotion"]["report"] == report.pk
+    assert later["lineage"]["promotion"]["report_version"] == report.version
 
 
 def test_a_base_model_is_registered_but_never_production(api, model):
