@@ -235,3 +235,25 @@ def test_a_model_serving_production_is_not_deleted(api, owner, team, model, chec
     api.delete(f"{VERSIONS}{version['id']}/alias/", {"alias": "production"}, format="json")
     assert api.delete(f"{MODELS}{model['id']}/").status_code == 204
     assert not ModelVersion.objects.exists()
+
+
+def test_a_model_is_renamed_and_another_teams_checkpoint_is_not_registered(
+    api, make_user, model, checkpoint, tmp_path
+):
+    from crucible.accounts import services as accounts
+
+    renamed = api.patch(f"{MODELS}{model['id']}/", {"name": "digit-sorter"}, format="json")
+    assert renamed.status_code == 200 and renamed.json()["name"] == "digit-sorter"
+    assert AuditEvent.objects.get(action="registered_model.updated").changes == {
+        "changed": ["name"]
+    }
+    stranger = make_user("mallory")
+    theirs = accounts.create_team(stranger, "Elsewhere", "elsewhere")
+    other_run = Run.objects.create(
+        experiment=checkpoint.run.experiment, team=theirs, number=9, created_by=stranger
+    )
+    foreign = Checkpoint.objects.create(run=other_run, step=1, path=str(tmp_path / "x"))
+    refused = register(api, model, foreign)
+    assert refused.status_code == 400
+    assert fields(refused) == {"checkpoint": f"checkpoint {foreign.pk} does not exist"}
+    assert not ModelVersion.objects.exists()
