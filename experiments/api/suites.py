@@ -64,6 +64,16 @@ class EvaluationSuiteWriteSerializer(EvaluationSettingsSerializer):
         many=True, help_text="Pool versions, each with its verifier version and threshold."
     )
 
+    def validate_families(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A PATCH may leave out fields, not parts of a family: DRF passes ``partial`` down
+        to nested serializers, so the families are checked whole here."""
+        if not self.partial:
+            return value
+        whole = FamilyChoiceSerializer(data=self.initial_data.get("families"), many=True)
+        if not whole.is_valid():
+            raise serializers.ValidationError(whole.errors)
+        return list(whole.validated_data)
+
 
 IN_USE = OpenApiResponse(
     ApiErrorsSerializer,

@@ -140,7 +140,9 @@ def test_it_pauses_a_run_over_its_budget_and_resumes_it_with_a_higher_one(
     team,
     worker_env,  # noqa: F811
 ):
-    max_steps = 40
+    # Steps take a few hundredths of a second on the decode loop: enough of them that the
+    # run cannot finish inside its budget of a few seconds of one process.
+    max_steps = 400
     with celery_worker(worker_env, queues="gpu") as process:
         lines = drained(process)
         # A few seconds of one process: loading the model and the first steps cross it.

@@ -49,6 +49,10 @@ def test_it_creates_lists_changes_and_deletes_a_suite(api, pinned):
     changed = api.patch(f"{URL}{made['id']}/", {"k": 6, "name": "core v2"}, format="json")
     assert changed.status_code == 200, changed.json()
     assert (changed.json()["k"], changed.json()["name"]) == (6, "core v2")
+    # A PATCH may leave out fields, not half a family: the missing key is named, not a 500.
+    half = api.patch(f"{URL}{made['id']}/", {"families": [{"pool_version": 1}]}, format="json")
+    assert half.status_code == 400
+    assert fields(half) == {"families[0].verifier_version": "This field is required."}
     assert api.delete(f"{URL}{made['id']}/").status_code == 204
     assert not EvaluationSuite.objects.exists()
 

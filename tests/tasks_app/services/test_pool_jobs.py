@@ -42,8 +42,9 @@ def test_it_refuses_to_queue_a_kind_no_app_runs(version, owner):
 def test_it_hands_a_job_to_one_claimant_only(job, version):
     claimed = pool_jobs.claim(job.pk)
     assert claimed == pool_jobs.ClaimedJob(
-        id=job.pk, kind="grade", params={"k": 2}, version_number=1, family_kind="arithmetic"
-    )
+        id=job.pk, kind="grade", params={"k": 2}, version_number=1, family_kind="arithmetic",
+        team_id=version.family.team_id, family="sums",
+    )  # fmt: skip
     assert pool_jobs.claim(job.pk) is None
     job.refresh_from_db()
     assert job.status == PoolJob.Status.RUNNING
