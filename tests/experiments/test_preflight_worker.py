@@ -27,7 +27,7 @@ STEPS = 20
 PROMPTS_PER_STEP = 64
 GROUP_SIZE = 8
 LEARNING_RATE = 1e-4
-"""At the demo's 5e-4 the policy sharpens within 20 steps (its entropy falls) and the mid
+"""At 5e-4 the policy sharpens within 20 steps (its entropy falls) and the mid
 levels' zero-signal shares rise 10 to 15 points above where they start; the pre-flight
 measures the start, so the window compared is one where the policy stays near it."""
 TOLERANCE = 0.10
