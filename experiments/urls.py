@@ -4,6 +4,7 @@ from rest_framework.routers import SimpleRouter
 from experiments.api import (
     algorithms,
     control,
+    deployments,
     experiments,
     health,
     metrics,
@@ -28,6 +29,8 @@ router.register("reports", reports.ReportViewSet, basename="report")
 router.register("evaluation-suites", suites.EvaluationSuiteViewSet, basename="evaluation-suite")
 router.register("promotions", promotion.PromotionViewSet, basename="promotion")
 router.register("registered-models", registry.RegisteredModelViewSet, basename="registered-model")
+router.register("deployments", deployments.DeploymentViewSet, basename="deployment")
+router.register("canaries", deployments.CanaryViewSet, basename="canary")
 router.register("model-versions", registry.ModelVersionViewSet, basename="model-version")
 
 urlpatterns = [

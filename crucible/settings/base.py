@@ -163,6 +163,12 @@ SPECTACULAR_SETTINGS = {
         "JobStateEnum": "experiments.models.preflight.PreflightState",
         "RunStateEnum": "experiments.models.runs.RunState",
         "RunEventKindEnum": "experiments.models.control.RunEventKind",
+        "ModeEnum": ["append", "replace"],
+        "DecisionEnum": "experiments.models.evaluation.ReviewDecision",
+        "RoleEnum": "crucible.accounts.models.Role",
+        "ReplicaRoleEnum": "experiments.models.deployments.ReplicaRole",
+        "CanaryModeEnum": "experiments.models.deployments.CanaryMode",
+        "CanaryDecisionEnum": "experiments.services.canaries.DECISIONS",
     },
 }
 
@@ -216,13 +222,15 @@ else:
 from kombu import Queue  # noqa: E402
 
 # gpu: training runs, one worker per GPU node; cpu: evaluation, verification, grading;
-# default: short bookkeeping.
-CELERY_TASK_QUEUES = (Queue("gpu"), Queue("cpu"), Queue("default"))
+# serve: model replicas of deployments (long-lived jobs, one per replica); default: short
+# bookkeeping.
+CELERY_TASK_QUEUES = (Queue("gpu"), Queue("cpu"), Queue("serve"), Queue("default"))
 CELERY_TASK_ROUTES = {
     "experiments.tasks.run_training": {"queue": "gpu"},
     "experiments.tasks.run_evaluation": {"queue": "cpu"},
     "experiments.tasks.grade_pool_version": {"queue": "cpu"},
     "experiments.tasks.run_preflight": {"queue": "cpu"},
+    "experiments.tasks.serve_replica": {"queue": "serve"},
     "tasks_app.jobs.*": {"queue": "cpu"},
 }
 (VAR_DIR / "results").mkdir(exist_ok=True)
@@ -275,6 +283,16 @@ MODELS_DIR = Path(env_str("CRUCIBLE_MODELS_DIR", str(VAR_DIR / "models")))
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 5)
 # A running run (or a worker) silent this long is taken for dead: the run is queued again.
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60)
+
+# --- serving ----------------------------------------------------------------------------
+# Where a replica listens (a free port on this address) and the host others reach it by
+# (set it to the worker's name when web processes run on other hosts).
+SERVING_HOST = env_str("SERVING_HOST", "127.0.0.1") or "127.0.0.1"
+SERVING_ADVERTISE_HOST = env_str("SERVING_ADVERTISE_HOST", "") or ""
+# CPU threads each replica's generation uses.
+SERVING_THREADS = env_int("SERVING_THREADS", 1)
+# The longest prompt a generate request may send, in characters.
+SERVING_MAX_PROMPT_CHARS = env_int("SERVING_MAX_PROMPT_CHARS", 20_000)
 
 # --- runs -------------------------------------------------------------------------------
 # Each run's folder: its checkpoints and its full log (RUNS_DIR/<run id>/).

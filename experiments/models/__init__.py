@@ -1,6 +1,19 @@
 """Experiments (frozen configurations), their runs, what runs record, and the workers."""
 
 from .control import RunEvent, RunEventKind
+from .deployments import (
+    ACTIVE_CANARY_STATES,
+    LIVE_REPLICA_STATES,
+    Canary,
+    CanaryMode,
+    CanaryState,
+    Deployment,
+    Replica,
+    ReplicaRole,
+    ReplicaState,
+    RequestStatus,
+    ServedRequest,
+)
 from .evaluation import (
     REPORT_CHARTS,
     EvaluationJob,
@@ -24,6 +37,17 @@ from .usage import CostRate, TeamQuota, Usage
 from .workers import Worker
 
 __all__ = [
+    "ACTIVE_CANARY_STATES",
+    "Canary",
+    "CanaryMode",
+    "CanaryState",
+    "Deployment",
+    "LIVE_REPLICA_STATES",
+    "Replica",
+    "ReplicaRole",
+    "ReplicaState",
+    "RequestStatus",
+    "ServedRequest",
     "Checkpoint",
     "CostRate",
     "EvaluationJob",

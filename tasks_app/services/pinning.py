@@ -128,3 +128,18 @@ def task_expected(version_id: int, content_hash: str) -> dict[str, Any] | None:
     """The expected data of the task with ``content_hash`` in a pool version; None if absent."""
     rows = PoolTask.objects.filter(version_id=version_id, content_hash=content_hash)
     return rows.values_list("expected", flat=True).first()
+
+
+def family_task_expected(
+    team: Team, family: str, content_hash: str, prefer: int | None = None
+) -> dict[str, Any] | None:
+    """The expected data of the task with ``content_hash`` in any pool version of the team's
+    family ``family`` (its slug), from version ``prefer`` when it holds it; None if absent."""
+    rows = PoolTask.objects.filter(
+        version__family__team=team, version__family__slug=family, content_hash=content_hash
+    )
+    if prefer is not None:
+        found = rows.filter(version_id=prefer).values_list("expected", flat=True).first()
+        if found is not None:
+            return found
+    return rows.order_by("-version_id").values_list("expected", flat=True).first()

@@ -137,6 +137,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/canaries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Canaries of the caller's teams' deployments, newest first. */
+        get: operations["canaries_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/canaries/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Canaries of the caller's teams' deployments, newest first. */
+        get: operations["canaries_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/canaries/{id}/decide/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Decide a canary waiting for a person: proceed, extend the step, or roll back. */
+        post: operations["canaries_decide_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/canaries/{id}/pause/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Stop sending the candidate traffic, saying why. */
+        post: operations["canaries_pause_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/canaries/{id}/report/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What the canary did, step by step, and why it ended as it did. */
+        get: operations["canaries_report_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/canaries/{id}/resume/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Send the candidate traffic again (its replica is restarted if it was lost). */
+        post: operations["canaries_resume_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/curricula/": {
         parameters: {
             query?: never;
@@ -202,6 +304,128 @@ export interface paths {
         put?: never;
         /** @description Curricula over pinned pool versions, and a preview of the policy on a synthetic learner. */
         post: operations["curricula_preview_config"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Deployments of the caller's teams; members read and generate, editors change them. */
+        get: operations["deployments_list"];
+        put?: never;
+        /** @description Deployments of the caller's teams; members read and generate, editors change them. */
+        post: operations["deployments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{slug}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Deployments of the caller's teams; members read and generate, editors change them. */
+        get: operations["deployments_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description Deployments of the caller's teams; members read and generate, editors change them. */
+        delete: operations["deployments_destroy"];
+        options?: never;
+        head?: never;
+        /** @description Deployments of the caller's teams; members read and generate, editors change them. */
+        patch: operations["deployments_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/deployments/{slug}/canary/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Start a canary of a candidate version. */
+        post: operations["deployments_canary_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{slug}/generate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Answer a prompt with the deployment's model (or its canary's candidate). */
+        post: operations["deployments_generate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{slug}/requests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The request log, newest first. */
+        get: operations["deployments_requests_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{slug}/start/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Serve again; a lost production replica is replaced. */
+        post: operations["deployments_start_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{slug}/stop/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Stop serving: replicas stop, an active canary is cancelled. */
+        post: operations["deployments_stop_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1788,6 +2012,15 @@ export interface components {
             /** @description A lowercase slug: production, candidate... */
             alias: string;
         };
+        Analysis: {
+            outcome?: components["schemas"]["OutcomeEnum"];
+            reason?: string;
+            checks?: components["schemas"]["Check"][];
+            pass_rate?: components["schemas"]["PassRate"];
+            sides?: components["schemas"]["Sides"];
+            /** Format: date-time */
+            at?: string;
+        };
         ApiError: {
             /** @description The field path (`spec.layers[2].params`), or null. */
             field: string | null;
@@ -1900,6 +2133,69 @@ export interface components {
             /** @description The version's spec with this threshold: save it to use it. */
             spec: components["schemas"]["VerifierSpec"];
         };
+        Canary: {
+            readonly id: number;
+            readonly deployment: string;
+            readonly production: components["schemas"]["VersionLabel"] | null;
+            readonly candidate: components["schemas"]["VersionLabel"] | null;
+            readonly mode: components["schemas"]["CanaryModeEnum"];
+            readonly steps: unknown;
+            readonly step: number;
+            readonly share: number;
+            /** @default running */
+            readonly state: components["schemas"]["CanaryStateEnum"];
+            readonly reason: string;
+            readonly guardrails: components["schemas"]["Guardrails"];
+            readonly analysis: components["schemas"]["Analysis"];
+            readonly history: components["schemas"]["StepRecord"][];
+            readonly series: components["schemas"]["SeriesPoint"][];
+            readonly revision: number;
+            readonly replica: components["schemas"]["Replica"] | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /**
+         * @description * `proceed` - proceed
+         *     * `extend` - extend
+         *     * `rollback` - rollback
+         * @enum {string}
+         */
+        CanaryDecisionEnum: "proceed" | "extend" | "rollback";
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        CanaryDecisionRequest: {
+            decision: components["schemas"]["CanaryDecisionEnum"];
+            reason?: string;
+        };
+        /**
+         * @description * `shadow` - Shadow
+         *     * `split` - Split
+         * @enum {string}
+         */
+        CanaryModeEnum: "shadow" | "split";
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        CanaryStartRequest: {
+            /** @description A version of the deployment's model. */
+            candidate: number;
+            /** @default split */
+            mode: components["schemas"]["CanaryModeEnum"];
+            /** @description Traffic shares in percent, rising (default 5, 25, 50). */
+            steps?: unknown;
+            guardrails?: unknown;
+        };
+        /**
+         * @description * `running` - Running
+         *     * `awaiting_decision` - Awaiting Decision
+         *     * `paused` - Paused
+         *     * `promoted` - Promoted
+         *     * `rolled_back` - Rolled Back
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        CanaryStateEnum: "running" | "awaiting_decision" | "paused" | "promoted" | "rolled_back" | "cancelled";
         Change: {
             /** @description `hyperparameters.learning_rate`, `a.b[2].c`. */
             path: string;
@@ -1921,6 +2217,22 @@ export interface components {
             key: string;
             title: string;
         };
+        Check: {
+            name: string;
+            status: components["schemas"]["CheckStatusEnum"];
+            /** Format: double */
+            value: number | null;
+            /** Format: double */
+            limit: number | null;
+            detail: string;
+        };
+        /**
+         * @description * `pass` - pass
+         *     * `fail` - fail
+         *     * `pending` - pending
+         * @enum {string}
+         */
+        CheckStatusEnum: "pass" | "fail" | "pending";
         Checkpoint: {
             readonly id: number;
             readonly step: number;
@@ -2130,6 +2442,53 @@ export interface components {
             near_duplicates: number;
             /** @description The first 100 rows left out. */
             removed: components["schemas"]["RemovedRow"][];
+        };
+        Deployment: {
+            readonly id: number;
+            readonly team: string;
+            readonly name: string;
+            readonly slug: string;
+            readonly registered_model: number;
+            readonly registered_model_name: string;
+            readonly version: components["schemas"]["VersionLabel"] | null;
+            readonly served_format: unknown;
+            readonly max_new_tokens: number;
+            /** Format: double */
+            readonly temperature: number;
+            /** Format: double */
+            readonly timeout_s: number;
+            readonly max_queue: number;
+            readonly max_batch: number;
+            readonly stopped: boolean;
+            /** @description serving, starting, down (no replica answering) or stopped. */
+            readonly status: string;
+            readonly replicas: components["schemas"]["Replica"][];
+            /** @description The active canary, if any. */
+            readonly canary: components["schemas"]["Canary"] | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        DeploymentWriteRequest: {
+            /** @description Default: your only team. */
+            team?: string;
+            name: string;
+            slug: string;
+            /** @description Its production version is served. */
+            registered_model: number;
+            /** @description What the deployment states about its prompt format. */
+            served_format?: unknown;
+            max_new_tokens?: number;
+            /** Format: double */
+            temperature?: number;
+            /** Format: double */
+            timeout_s?: number;
+            max_queue?: number;
+            max_batch?: number;
         };
         Devices: {
             /**
@@ -2699,6 +3058,30 @@ export interface components {
          * @enum {string}
          */
         FormatEnum: "jsonl" | "csv" | "parquet";
+        GenerateAnswer: {
+            /**
+             * Format: uuid
+             * @description The request's id in the log.
+             */
+            id: string;
+            completion: string;
+            side: components["schemas"]["ReplicaRoleEnum"];
+            version: components["schemas"]["VersionLabel"];
+            output_tokens: number;
+            truncated: boolean;
+            /** Format: double */
+            queue_ms: number;
+            /** Format: double */
+            generation_ms: number;
+            format_warnings: string[];
+            /**
+             * @description pending: the verdict is written to the log shortly; none: nothing to verify.
+             *
+             *     * `pending` - pending
+             *     * `none` - none
+             */
+            verification: components["schemas"]["VerificationEnum"];
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         GenerateRequest: {
             /** @description Tasks per difficulty level, e.g. {"1": 200, "2": 200}. */
@@ -2732,6 +3115,20 @@ export interface components {
             levels: number;
             /** @description Verifier spec; default: the kind's default. */
             spec?: components["schemas"]["VerifierSpec"];
+        };
+        Guardrails: {
+            min_samples?: number;
+            max_samples?: number;
+            /** Format: double */
+            max_pass_drop?: number;
+            /** Format: double */
+            max_error_rate?: number;
+            /** Format: double */
+            max_latency_p95_ratio?: number;
+            /** Format: double */
+            max_length_ratio?: number;
+            /** Format: double */
+            alpha?: number;
         };
         HealthSettings: {
             /** @description Steps over which slopes and shares are taken. */
@@ -3060,6 +3457,14 @@ export interface components {
             /** @description Its revision at the time. */
             revision: number;
         };
+        /**
+         * @description * `collecting` - collecting
+         *     * `successful` - successful
+         *     * `failed` - failed
+         *     * `inconclusive` - inconclusive
+         * @enum {string}
+         */
+        OutcomeEnum: "collecting" | "successful" | "failed" | "inconclusive";
         PaginatedAuditEventList: {
             /** @example 123 */
             count: number;
@@ -3075,6 +3480,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["AuditEvent"][];
         };
+        PaginatedCanaryList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Canary"][];
+        };
         PaginatedCurriculumList: {
             /** @example 123 */
             count: number;
@@ -3089,6 +3509,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Curriculum"][];
+        };
+        PaginatedDeploymentList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Deployment"][];
         };
         PaginatedEvaluationJobList: {
             /** @example 123 */
@@ -3330,6 +3765,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["RunList"][];
         };
+        PaginatedServedRequestList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ServedRequest"][];
+        };
         PaginatedTeamList: {
             /** @example 123 */
             count: number;
@@ -3382,6 +3832,20 @@ export interface components {
             /** Format: double */
             pass_at_k: number;
         };
+        PassRate: {
+            /** Format: double */
+            production: number | null;
+            /** Format: double */
+            candidate: number | null;
+            /** Format: double */
+            difference: number | null;
+            /** Format: double */
+            ci_low: number | null;
+            /** Format: double */
+            ci_high: number | null;
+            /** Format: double */
+            p_value: number | null;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedCurriculumRequest: {
             team?: string;
@@ -3389,6 +3853,18 @@ export interface components {
             slug?: string;
             description?: string;
             config?: components["schemas"]["CurriculumConfigRequest"];
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PatchedDeploymentPatchRequest: {
+            name?: string;
+            served_format?: unknown;
+            max_new_tokens?: number;
+            /** Format: double */
+            temperature?: number;
+            /** Format: double */
+            timeout_s?: number;
+            max_queue?: number;
+            max_batch?: number;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         PatchedEvaluationSuiteWriteRequest: {
@@ -3477,6 +3953,10 @@ export interface components {
             family_kind?: string;
             /** @description Initial layered spec. */
             spec?: components["schemas"]["VerifierSpec"];
+        };
+        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        PauseRequest: {
+            reason?: string;
         };
         Pin: {
             /** @description What pins the family, e.g. "curriculum". */
@@ -3922,6 +4402,38 @@ export interface components {
          * @enum {string}
          */
         RemovedRowKindEnum: "exact" | "near";
+        Replica: {
+            readonly id: number;
+            readonly role: components["schemas"]["ReplicaRoleEnum"];
+            readonly state: components["schemas"]["ReplicaStateEnum"];
+            readonly version: components["schemas"]["VersionLabel"] | null;
+            readonly address: string;
+            readonly worker: string;
+            readonly message: string;
+            /** Format: date-time */
+            readonly heartbeat_at: string | null;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly stopped_at: string | null;
+            /** @description Ready, but its worker stopped beating. */
+            readonly stale: boolean;
+        };
+        /**
+         * @description * `production` - Production
+         *     * `candidate` - Candidate
+         * @enum {string}
+         */
+        ReplicaRoleEnum: "production" | "candidate";
+        /**
+         * @description * `starting` - Starting
+         *     * `ready` - Ready
+         *     * `stopping` - Stopping
+         *     * `stopped` - Stopped
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        ReplicaStateEnum: "starting" | "ready" | "stopping" | "stopped" | "failed";
         Report: {
             readonly id: number;
             readonly team: string;
@@ -4294,6 +4806,42 @@ export interface components {
             wall_time: number[];
             tokens: (number | null)[];
         };
+        SeriesPoint: {
+            /** Format: date-time */
+            t: string;
+            step: number;
+            share: number;
+            production_verified: number;
+            candidate_verified: number;
+            /** Format: double */
+            production: number | null;
+            /** Format: double */
+            candidate: number | null;
+            /** Format: double */
+            ci_low: number | null;
+            /** Format: double */
+            ci_high: number | null;
+        };
+        /** @description The body of a generate request (checked by ``services.serving.parse``). */
+        ServePromptRequest: {
+            /** @description The prompt, as the model was trained to read it. */
+            prompt: string;
+            /** @description Keeps a caller on one side of a split canary (sticky). */
+            key?: string;
+            /** @description A task family's slug, to verify. */
+            family?: string;
+            /** @description A task's content hash in the family. */
+            task?: string;
+            /** @description Or the expected answer itself. */
+            expected?: unknown;
+            /** @description Default: the one the served model was trained with. */
+            verifier_version?: number;
+            max_new_tokens?: number;
+            /** Format: double */
+            temperature?: number;
+            /** @description What the caller formats otherwise: prompt_template, chat_template, add_special_tokens, extract; differences come back as format_warnings. */
+            format?: unknown;
+        };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ServedFormatRequest: {
             /** @description Which trained family it serves. */
@@ -4305,12 +4853,61 @@ export interface components {
             /** @description The answer extractor it uses. */
             extract?: string;
         };
+        ServedRequest: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly canary: number | null;
+            readonly step: number | null;
+            readonly version: components["schemas"]["VersionLabel"] | null;
+            readonly side: components["schemas"]["ReplicaRoleEnum"];
+            readonly shadow: boolean;
+            readonly key: string;
+            readonly prompt: string;
+            readonly completion: string;
+            readonly status: components["schemas"]["ServedStatusEnum"];
+            readonly error: string;
+            /** Format: double */
+            readonly latency_ms: number | null;
+            readonly output_tokens: number | null;
+            readonly family: string;
+            readonly task: string;
+            readonly passed: boolean | null;
+            /** Format: double */
+            readonly reward: number | null;
+            readonly verdict: unknown;
+            readonly format_warnings: unknown;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /**
+         * @description * `ok` - Ok
+         *     * `error` - Error
+         *     * `timeout` - Timeout
+         * @enum {string}
+         */
+        ServedStatusEnum: "ok" | "error" | "timeout";
         /**
          * @description * `warning` - warning
          *     * `info` - info
          * @enum {string}
          */
         SeverityEnum: "warning" | "info";
+        SideStats: {
+            requests: number;
+            errors: number;
+            verified: number;
+            passed: number;
+            /** Format: double */
+            pass_rate: number | null;
+            /** Format: double */
+            latency_p95_ms: number | null;
+            /** Format: double */
+            mean_output_tokens: number | null;
+        };
+        Sides: {
+            production: components["schemas"]["SideStats"];
+            candidate: components["schemas"]["SideStats"];
+        };
         Signal: {
             name: components["schemas"]["NameEnum"];
             label: string;
@@ -4386,6 +4983,20 @@ export interface components {
          * @enum {string}
          */
         StageEnum: "syntax" | "semantic" | "boundary" | "constraint" | "judge";
+        StepRecord: {
+            step: number;
+            share: number;
+            /** @description successful, failed, proceed, extend or rollback. */
+            outcome: string;
+            reason: string;
+            /** @description null: decided by the analysis. */
+            decided_by: string | null;
+            /** Format: date-time */
+            at: string;
+            /** Format: date-time */
+            started_at: string;
+            analysis: components["schemas"]["Analysis"];
+        };
         /**
          * @description * `ddp` - ddp
          *     * `fsdp` - fsdp
@@ -4662,6 +5273,12 @@ export interface components {
          * @enum {string}
          */
         VerdictEnum: "improved" | "unchanged" | "regressed";
+        /**
+         * @description * `pending` - pending
+         *     * `none` - none
+         * @enum {string}
+         */
+        VerificationEnum: "pending" | "none";
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         Verifier: {
             readonly id: number;
@@ -4753,6 +5370,11 @@ export interface components {
             unchanged?: number;
             added_examples?: components["schemas"]["DiffExample"][];
             removed_examples?: components["schemas"]["DiffExample"][];
+        };
+        VersionLabel: {
+            id: number;
+            number: number;
+            label: string;
         };
         VersionRef: {
             id: number;
@@ -5362,6 +5984,509 @@ export interface operations {
             };
         };
     };
+    canaries_list: {
+        parameters: {
+            query?: {
+                deployment?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /**
+                 * @description * `running` - Running
+                 *     * `awaiting_decision` - Awaiting Decision
+                 *     * `paused` - Paused
+                 *     * `promoted` - Promoted
+                 *     * `rolled_back` - Rolled Back
+                 *     * `cancelled` - Cancelled
+                 */
+                state?: "awaiting_decision" | "cancelled" | "paused" | "promoted" | "rolled_back" | "running";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedCanaryList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    canaries_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this canary. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Canary"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    canaries_decide_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this canary. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CanaryDecisionRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CanaryDecisionRequest"];
+                "multipart/form-data": components["schemas"]["CanaryDecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Canary"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Refused now; the field says why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    canaries_pause_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this canary. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PauseRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PauseRequest"];
+                "multipart/form-data": components["schemas"]["PauseRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Canary"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    canaries_report_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this canary. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canary report (JSON). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    canaries_resume_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this canary. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Canary"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Refused now; the field says why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     curricula_list: {
         parameters: {
             query?: {
@@ -5861,6 +6986,863 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PreviewTrace"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_list: {
+        parameters: {
+            query?: {
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDeploymentList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentWriteRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["DeploymentWriteRequest"];
+                "multipart/form-data": components["schemas"]["DeploymentWriteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Refused now; the field says why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Refused now; the field says why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDeploymentPatchRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedDeploymentPatchRequest"];
+                "multipart/form-data": components["schemas"]["PatchedDeploymentPatchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_canary_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CanaryStartRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CanaryStartRequest"];
+                "multipart/form-data": components["schemas"]["CanaryStartRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Canary"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Refused now; the field says why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_generate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServePromptRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ServePromptRequest"];
+                "multipart/form-data": components["schemas"]["ServePromptRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GenerateAnswer"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No replica can answer now (starting, gone, or its queue is full): Retry-After says when to try again. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No answer within timeout_s. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_requests_list: {
+        parameters: {
+            query?: {
+                canary?: number;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description A search term. */
+                search?: string;
+                side?: "candidate" | "production";
+                status?: "error" | "ok" | "timeout";
+                /** @description Only this team's objects (its slug). */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedServedRequestList"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_start_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    deployments_stop_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
                 };
             };
             /** @description Invalid input; each error names its field. */

@@ -1,0 +1,278 @@
+"""Deployments and their replicas.
+
+A deployment serves the version a registered model's ``production`` alias points at (a
+promoted checkpoint, ``services.registry``); creating one starts its production replica, a
+job on the ``serve`` queue (``services.replicas``) that loads the model and answers over
+HTTP. Stopping a deployment stops its replicas and ends any canary as cancelled. Replicas
+beat; one without a beat for ``STALE_SECONDS`` is gone, and what depended on it is told so.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+from rest_framework.exceptions import ValidationError
+
+from crucible.accounts.models import Team
+from crucible.accounts.services import record
+from crucible.realtime.publish import publish_to_team
+from tasks_app.services.errors import field_errors
+
+from ..model_format import SERVED_KEYS
+from ..models import (
+    LIVE_REPLICA_STATES,
+    Deployment,
+    ModelAlias,
+    RegisteredModel,
+    Replica,
+    ReplicaRole,
+    ReplicaState,
+)
+from . import registry
+
+STALE_SECONDS = 15
+"""A replica without a heartbeat this long has lost its worker."""
+SLUG_TAKEN = "a deployment with this slug already exists in the team"
+LIMITS = {
+    "max_new_tokens": (1, 512),
+    "temperature": (0.0, 5.0),
+    "timeout_s": (0.5, 300.0),
+    "max_queue": (1, 10_000),
+    "max_batch": (1, 256),
+}
+
+
+class DeploymentConflict(ValidationError):
+    """A 409 naming the field at fault: the deployment cannot do that now."""
+
+    status_code = 409
+    default_code = "conflict"
+
+    def __init__(self, field: str, why: str) -> None:
+        super().__init__({field: [why]})
+
+
+# --- deployments -----------------------------------------------------------------------------
+
+
+def create(
+    user: AbstractBaseUser,
+    team: Team,
+    *,
+    name: str,
+    slug: str,
+    registered_model: RegisteredModel,
+    served_format: dict[str, Any] | None = None,
+    **settings_: Any,
+) -> Deployment:
+    """A deployment of ``registered_model``'s production version, its replica started."""
+    if registered_model.team_id != team.pk:
+        raise field_errors([("registered_model", "no such registered model in the team")])
+    production = (
+        ModelAlias.objects.select_related("version")
+        .filter(model=registered_model, alias=registry.PRODUCTION)
+        .first()
+    )
+    if production is None:
+        why = (
+            f"model {registered_model.name!r} has no production alias: promote a checkpoint "
+            "on an approved report, register it, and point production at it first"
+        )
+        raise DeploymentConflict("registered_model", why)
+    checked = _checked_settings(settings_)
+    served = _checked_format(served_format)
+    if Deployment.objects.filter(team=team, slug=slug).exists():
+        raise field_errors([("slug", SLUG_TAKEN)], code="unique")
+    try:
+        with transaction.atomic():
+            deployment = Deployment.objects.create(
+                team=team, name=name.strip() or slug, slug=slug,
+                registered_model=registered_model, version=production.version,
+                served_format=served, created_by=user, **checked,
+            )  # fmt: skip
+            record(user, "deployment.created", deployment, team=team,
+                   changes={"version": production.version.number, **checked})  # fmt: skip
+            start_replica(deployment, ReplicaRole.PRODUCTION)
+            publish(deployment, "created")
+    except IntegrityError as exc:
+        if "deployment_slug_per_team" not in str(exc):
+            raise
+        raise field_errors([("slug", SLUG_TAKEN)], code="unique") from exc
+    return deployment
+
+
+def update(user: AbstractBaseUser, deployment: Deployment, **changes: Any) -> Deployment:
+    """Change a deployment's name, serving settings or served format; replicas read the
+    settings per request, so nothing restarts (``max_queue`` and ``max_batch`` apply to the
+    next replica started)."""
+    fields = {k: v for k, v in changes.items() if k in LIMITS}
+    checked = _checked_settings(fields)
+    if "served_format" in changes:
+        checked["served_format"] = _checked_format(changes["served_format"])
+    if "name" in changes:
+        checked["name"] = str(changes["name"]).strip() or deployment.slug
+    changed = {k: v for k, v in checked.items() if getattr(deployment, k) != v}
+    if not changed:
+        return deployment
+    with transaction.atomic():
+        for key, value in changed.items():
+            setattr(deployment, key, value)
+        deployment.updated_at = timezone.now()
+        deployment.save()
+        record(user, "deployment.updated", deployment, team=deployment.team,
+               changes={"changed": sorted(changed)})  # fmt: skip
+        publish(deployment, "updated")
+    return deployment
+
+
+def stop(user: AbstractBaseUser, deployment: Deployment) -> Deployment:
+    """Stop serving: replicas are told to stop, an active canary is cancelled."""
+    from . import canaries  # canaries import this module
+
+    with transaction.atomic():
+        canary = canaries.active(deployment)
+        if canary is not None:
+            canaries.end(canary, "cancelled", "the deployment was stopped", user=user)
+        deployment.stopped = True
+        deployment.updated_at = timezone.now()
+        deployment.save(update_fields=["stopped", "updated_at"])
+        for replica in deployment.replicas.filter(state__in=LIVE_REPLICA_STATES):
+            stop_replica(replica, "the deployment was stopped")
+        record(user, "deployment.stopped", deployment, team=deployment.team)
+        publish(deployment, "stopped")
+    return deployment
+
+
+def restart(user: AbstractBaseUser, deployment: Deployment) -> Deployment:
+    """Serve again (after a stop, or when the production replica was lost)."""
+    with transaction.atomic():
+        deployment.stopped = False
+        deployment.updated_at = timezone.now()
+        deployment.save(update_fields=["stopped", "updated_at"])
+        current = live_replica(deployment, ReplicaRole.PRODUCTION)
+        if current is None or is_stale(current):
+            if current is not None:
+                mark_lost(current)
+            start_replica(deployment, ReplicaRole.PRODUCTION)
+        record(user, "deployment.started", deployment, team=deployment.team)
+        publish(deployment, "started")
+    return deployment
+
+
+def delete(user: AbstractBaseUser, deployment: Deployment) -> None:
+    """Delete a stopped deployment with its request log; a serving one is a 409."""
+    if not deployment.stopped:
+        raise DeploymentConflict(
+            "deployment", f"deployment {deployment.slug!r} is serving; stop it first"
+        )
+    with transaction.atomic():
+        record(user, "deployment.deleted", deployment, team=deployment.team)
+        publish(deployment, "deleted")
+        deployment.delete()
+
+
+def _checked_settings(values: dict[str, Any]) -> dict[str, Any]:
+    errors, out = [], {}
+    for key, value in values.items():
+        if key not in LIMITS:
+            continue
+        low, high = LIMITS[key]
+        integer = isinstance(low, int) and not isinstance(low, bool)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (integer and not isinstance(value, int))
+        ):
+            errors.append((key, f"expected {'an integer' if integer else 'a number'}"))
+        elif not low <= value <= high:
+            errors.append((key, f"must be between {low} and {high}"))
+        else:
+            out[key] = value
+    if errors:
+        raise field_errors(errors)
+    return out
+
+
+def _checked_format(served: Any) -> dict[str, Any]:
+    if served is None:
+        return {}
+    if not isinstance(served, dict):
+        raise field_errors([("served_format", "expected an object")])
+    unknown = sorted(set(served) - set(SERVED_KEYS))
+    if unknown:
+        known = ", ".join(SERVED_KEYS)
+        raise field_errors([("served_format", f"unknown keys {unknown}; known: {known}")])
+    return dict(served)
+
+
+def for_team(team_ids: list[int]) -> QuerySet[Deployment]:
+    return Deployment.objects.filter(team_id__in=team_ids).select_related(
+        "registered_model", "version", "team"
+    )
+
+
+# --- replicas --------------------------------------------------------------------------------
+
+
+def start_replica(deployment: Deployment, role: str, version: Any = None) -> Replica:
+    """A replica of ``version`` (default: the deployment's) queued on the ``serve`` queue."""
+    replica = Replica.objects.create(
+        deployment=deployment, version=version or deployment.version, role=role,
+        message="waiting for a serving worker",
+    )  # fmt: skip
+    replica_id = replica.pk
+    transaction.on_commit(lambda: send(replica_id))
+    return replica
+
+
+def send(replica_id: int) -> None:
+    from experiments.tasks import serve_replica  # the tasks module imports the services
+
+    serve_replica.apply_async(args=[replica_id], queue="serve")
+
+
+def stop_replica(replica: Replica, why: str) -> None:
+    """Ask a replica to stop; it notices at its next beat. One that never started is stopped."""
+    state = ReplicaState.STOPPING if replica.state == ReplicaState.READY else ReplicaState.STOPPED
+    Replica.objects.filter(pk=replica.pk, state__in=LIVE_REPLICA_STATES).update(
+        state=state,
+        message=why,
+        stopped_at=timezone.now() if state == ReplicaState.STOPPED else None,
+    )
+
+
+def live_replica(deployment: Deployment, role: str) -> Replica | None:
+    """The newest replica of ``role`` that is starting or serving."""
+    return (
+        deployment.replicas.filter(role=role, state__in=LIVE_REPLICA_STATES)
+        .select_related("version")
+        .order_by("-id")
+        .first()
+    )
+
+
+def is_stale(replica: Replica, now: Any = None) -> bool:
+    """Ready, but silent for ``STALE_SECONDS``: its worker is gone."""
+    if replica.state != ReplicaState.READY or replica.heartbeat_at is None:
+        return False
+    now = now or timezone.now()
+    return replica.heartbeat_at < now - timedelta(seconds=STALE_SECONDS)
+
+
+def mark_lost(replica: Replica, why: str = "") -> None:
+    why = why or f"its worker stopped answering (no heartbeat for {STALE_SECONDS} s)"
+    Replica.objects.filter(pk=replica.pk, state__in=LIVE_REPLICA_STATES).update(
+        state=ReplicaState.FAILED, message=why[:500], stopped_at=timezone.now()
+    )
+    replica.state, replica.message = ReplicaState.FAILED, why[:500]
+
+
+def publish(deployment: Deployment, change: str, **extra: Any) -> None:
+    event = {"type": "deployment.changed", "deployment": deployment.slug, "change": change, **extra}
+    team_id = deployment.team_id
+    transaction.on_commit(lambda: publish_to_team(team_id, event))

@@ -1,0 +1,252 @@
+"""The replica job: a worker process on the ``serve`` queue that holds one model version and
+answers a deployment's requests over HTTP (``training.serving``) until it is told to stop.
+
+It claims its row with a conditional update (a re-delivered job finds it claimed), loads the
+version's checkpoint (or catalogue model), starts the batching server on ``SERVING_HOST`` and
+records where it answers. Each batch it answers is verified and written to the request log
+off the generation thread: the web process sends, with each request, what to verify against
+(the task's expected data and the verifier version), and the id the caller was given. Rows
+that belong to a canary step wake the canary's analysis (at most every
+``OBSERVE_INTERVAL_S``). The replica beats every ``HEARTBEAT_S``; a missing beat tells the
+platform its worker is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import torch
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.db.models import F, Q
+from django.utils import timezone
+
+from tasks_app.services import pinning
+from training.config import ModelConfig, SamplingConfig
+from training.decode import make_generator
+from training.interfaces import Item, RewardFn
+from training.models import load_model
+from training.serving import BatchingServer, Limits, Pending, ServingHTTP
+
+from .. import catalogue
+from ..adapters import verifier_reward_fn
+from ..models import Replica, ReplicaState, RequestStatus, ServedRequest
+from . import deployments, training_job
+
+logger = logging.getLogger(__name__)
+HEARTBEAT_S = 2.0
+OBSERVE_INTERVAL_S = 0.5
+MAX_ATTEMPTS = 3
+
+
+def run_job(replica_id: int, worker: str) -> None:
+    replica = claim(replica_id, worker)
+    if replica is None:
+        logger.info("replica.not_claimed", extra={"replica_id": replica_id})
+        return
+    try:
+        serve(replica)
+    except Exception as exc:  # noqa: BLE001 - every failure ends on the replica, with its reason
+        logger.exception("replica.failed", extra={"replica_id": replica_id})
+        _set(replica, ReplicaState.FAILED, training_job.failure_reason(exc)[:500])
+
+
+def claim(replica_id: int, worker: str) -> Replica | None:
+    """Take a replica that is starting, or one whose worker stopped beating."""
+    now = timezone.now()
+    stale = Q(
+        state=ReplicaState.READY,
+        heartbeat_at__lt=now - timezone.timedelta(seconds=deployments.STALE_SECONDS),
+    )
+    taken = (
+        Replica.objects.filter(Q(state=ReplicaState.STARTING) | stale, pk=replica_id)
+        .filter(attempts__lt=MAX_ATTEMPTS)
+        .update(
+            state=ReplicaState.STARTING,
+            worker=worker,
+            attempts=F("attempts") + 1,
+            heartbeat_at=now,
+            started_at=now,
+            message="loading the model",
+        )  # fmt: skip
+    )
+    if not taken:
+        return None
+    return Replica.objects.select_related("deployment", "version__checkpoint").get(pk=replica_id)
+
+
+def model_dir(replica: Replica) -> Path:
+    version = replica.version
+    if version.base_model:
+        return catalogue.resolve(version.base_model, Path(settings.MODELS_DIR))
+    if version.checkpoint is None:
+        raise FileNotFoundError(f"the checkpoint of {version} was deleted")
+    path = Path(version.checkpoint.path) / "model"
+    if not path.is_dir():
+        raise FileNotFoundError(f"the checkpoint of {version} is no longer on disk ({path})")
+    return path
+
+
+def serve(replica: Replica) -> None:
+    deployment = replica.deployment
+    torch.set_num_threads(settings.SERVING_THREADS)
+    model, tokenizer = load_model(ModelConfig(path=str(model_dir(replica))))
+    generator = make_generator(SamplingConfig(), model, tokenizer)
+    recorder = Recorder(replica)
+    server = BatchingServer(
+        generator, max_batch=deployment.max_batch, max_queue=deployment.max_queue,
+        on_done=recorder, on_done_exit=lambda: connection.close(),
+    )  # fmt: skip
+    http = ServingHTTP(
+        server, host=settings.SERVING_HOST, limits=Limits(max_new_tokens=512),
+        describe=lambda: {"replica": replica.pk, "version": str(replica.version)},
+    )  # fmt: skip
+    server.start()
+    http.start()
+    address = http.address
+    if settings.SERVING_ADVERTISE_HOST:
+        address = address.replace(settings.SERVING_HOST, settings.SERVING_ADVERTISE_HOST, 1)
+    try:
+        Replica.objects.filter(pk=replica.pk, state=ReplicaState.STARTING).update(
+            state=ReplicaState.READY, address=address, heartbeat_at=timezone.now(),
+            message=f"serving {replica.version} at {address}",
+        )  # fmt: skip
+        deployments.publish(deployment, "replica_ready", replica=replica.pk)
+        logger.info("replica.ready", extra={"replica_id": replica.pk, "address": address})
+        _beat_until_stopped(replica)
+    finally:
+        http.stop()
+        server.stop()
+        close_old_connections()
+        _set(
+            replica,
+            ReplicaState.STOPPED,
+            "stopped",
+            only_from=(ReplicaState.READY, ReplicaState.STOPPING),
+        )
+        deployments.publish(deployment, "replica_stopped", replica=replica.pk)
+
+
+def _beat_until_stopped(replica: Replica) -> None:
+    while True:
+        time.sleep(HEARTBEAT_S)
+        beat = Replica.objects.filter(pk=replica.pk, state=ReplicaState.READY).update(
+            heartbeat_at=timezone.now()
+        )
+        if not beat:  # told to stop, failed by the platform, or deleted with its deployment
+            return
+
+
+def _set(
+    replica: Replica, state: str, message: str, only_from: Sequence[str] | None = None
+) -> None:
+    rows = Replica.objects.filter(pk=replica.pk)
+    if only_from is not None:
+        rows = rows.filter(state__in=only_from)
+    rows.update(state=state, message=message[:500], stopped_at=timezone.now())
+
+
+class Recorder:
+    """What the replica does with each answered batch, off the generation thread: verify
+    the answers that carry something to verify against, log every one, wake canaries."""
+
+    def __init__(self, replica: Replica, observe: Callable[[int], None] | None = None) -> None:
+        self.replica = replica
+        self.verifiers: dict[int, RewardFn] = {}
+        self.observe = observe or _observe
+        self.last_observed: dict[int, float] = {}
+        self.scheduled: set[int] = set()
+
+    def __call__(self, answered: list[Pending]) -> None:
+        try:
+            rows = [self.row(p) for p in answered if p.meta.get("request_id")]
+            ServedRequest.objects.bulk_create(rows, ignore_conflicts=True)
+            for canary_id in {r.canary_id for r in rows if r.canary_id}:
+                self.wake(canary_id)
+        finally:
+            if not connection.in_atomic_block:
+                close_old_connections()
+
+    def row(self, pending: Pending) -> ServedRequest:
+        meta = pending.meta
+        received = float(meta.get("received_at") or pending.answered_at)
+        latency = max(0.0, (pending.answered_at - received) * 1000)
+        status = RequestStatus.OK
+        if pending.error is not None:
+            status = RequestStatus.ERROR
+        elif meta.get("abandoned"):
+            status = RequestStatus.TIMEOUT
+        passed, reward, verdict = (
+            self.verify(pending) if status == RequestStatus.OK else (None, None, {})
+        )
+        return ServedRequest(
+            id=uuid.UUID(str(meta["request_id"])),
+            deployment_id=self.replica.deployment_id, canary_id=meta.get("canary"),
+            step=meta.get("step"), version_id=self.replica.version_id, side=self.replica.role,
+            shadow=pending.shadow, key=str(meta.get("key") or "")[:200], prompt=pending.prompt,
+            completion=pending.completion, status=status, error=(pending.error or "")[:500],
+            latency_ms=latency, output_tokens=pending.output_tokens,
+            family=str(meta.get("family") or ""), task=str(meta.get("task") or "")[:100],
+            passed=passed, reward=reward, verdict=verdict,
+            format_warnings=list(meta.get("format_warnings") or []),
+            created_at=datetime.fromtimestamp(received, tz=UTC),
+        )  # fmt: skip
+
+    def verify(self, pending: Pending) -> tuple[bool | None, float | None, dict[str, Any]]:
+        meta = pending.meta
+        expected, version = meta.get("expected"), meta.get("verifier_version")
+        if expected is None or version is None:
+            return None, None, {}
+        reward_fn = self.verifiers.get(version)
+        if reward_fn is None:
+            specs = pinning.verifier_specs(self.replica.deployment.team, [version])
+            if version not in specs:
+                return None, None, {"error": f"verifier version {version} is gone"}
+            reward_fn = self.verifiers[version] = verifier_reward_fn(specs[version])
+        item = Item(prompt=pending.prompt, payload=expected, family=str(meta.get("family") or ""))
+        try:
+            result = reward_fn([item], [pending.completion])[0]
+        except Exception as exc:  # noqa: BLE001 - a verifier fault is recorded, not served
+            return None, None, {"error": f"the verifier failed: {type(exc).__name__}: {exc}"[:300]}
+        details = result.details or {}
+        verdict = {
+            "error_type": details.get("error_type"),
+            "extracted": details.get("extracted"),
+            "layers": details.get("layers", []),
+            "verifier_version": version,
+        }
+        return bool(result.passed), float(result.reward), verdict
+
+    def wake(self, canary_id: int) -> None:
+        now = time.monotonic()
+        if now - self.last_observed.get(canary_id, 0.0) < OBSERVE_INTERVAL_S:
+            if canary_id not in self.scheduled:
+                self.scheduled.add(canary_id)
+                threading.Timer(OBSERVE_INTERVAL_S, self._late_wake, args=(canary_id,)).start()
+            return
+        self.last_observed[canary_id] = now
+        self.observe(canary_id)
+
+    def _late_wake(self, canary_id: int) -> None:
+        """The last rows of a burst are still looked at, once the interval has passed."""
+        self.scheduled.discard(canary_id)
+        try:
+            self.last_observed[canary_id] = time.monotonic()
+            self.observe(canary_id)
+        except Exception:  # noqa: BLE001 - the next batch wakes it again
+            logger.exception("replica.observe_failed", extra={"canary_id": canary_id})
+        finally:
+            connection.close()  # this thread ends here, and its connection with it
+
+
+def _observe(canary_id: int) -> None:
+    from . import canaries  # canaries start and stop replicas through this package
+
+    canaries.observe(canary_id)

@@ -1,0 +1,361 @@
+"""A generate request, from the web process to a replica and back.
+
+``generate`` checks the request (a 400 names the field), works out what its answer will be
+verified against (a task of the family named, by its content hash, or an expected answer
+given inline, judged by the verifier version the served model was trained with, the same
+for both sides of a canary), compares the format it states with the model's training
+format (differences come back as warnings and are logged), routes it, and forwards it to a
+replica over HTTP:
+
+- no canary, or a paused one: production's replica answers;
+- split: the candidate answers when the request's key (or, without one, its id) hashes
+  into the step's share, so a caller's requests stay on one side;
+- shadow: production answers; a copy is queued on the candidate, whose answer is logged
+  and judged but never returned.
+
+The replica logs and verifies each answer it gives; what never reached a replica (worker
+gone, timed out, refused) is logged here. A full queue is a 503 with ``Retry-After``; a
+deployment with no replica serving is a 503 saying why; a lost candidate pauses its canary
+and production answers instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import logging
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from tasks_app.services import pinning
+from tasks_app.services.errors import field_errors
+
+from ..model_format import ModelFormat, differences
+from ..models import (
+    Canary,
+    CanaryMode,
+    CanaryState,
+    Deployment,
+    Replica,
+    ReplicaRole,
+    ReplicaState,
+    RequestStatus,
+    ServedRequest,
+)
+from . import canaries, deployments
+
+logger = logging.getLogger(__name__)
+SHADOW_TIMEOUT_S = 2.0
+"""How long a shadow copy may take to be queued on the candidate."""
+FORMAT_KEYS = ("prompt_template", "chat_template", "add_special_tokens", "extract")
+
+
+@dataclass
+class Outcome:
+    """What the caller gets: an HTTP status, a body and headers."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Request:
+    prompt: str
+    key: str
+    family: str
+    task: str
+    expected: Any
+    verifier_version: int | None
+    max_new_tokens: int
+    temperature: float
+    served_format: dict[str, Any]
+
+
+# --- checking --------------------------------------------------------------------------------
+
+
+def parse(deployment: Deployment, body: Any) -> Request:
+    if not isinstance(body, dict):
+        raise field_errors([("non_field_errors", "expected a JSON object")])
+    errors: list[tuple[str, str]] = []
+    prompt = body.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        errors.append(("prompt", "a non-empty string is required"))
+    elif len(prompt) > settings.SERVING_MAX_PROMPT_CHARS:
+        errors.append(("prompt", f"longer than {settings.SERVING_MAX_PROMPT_CHARS} characters"))
+    strings = {}
+    for name, limit in (("key", 200), ("family", 100), ("task", 100)):
+        value = body.get(name, "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str) or len(value) > limit:
+            errors.append((name, f"expected a string of at most {limit} characters"))
+        strings[name] = value if isinstance(value, str) else ""
+    tokens = body.get("max_new_tokens", deployment.max_new_tokens)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= 512:
+        errors.append(("max_new_tokens", "expected an integer from 1 to 512"))
+    temperature = body.get("temperature", deployment.temperature)
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, int | float)
+        or not 0 <= temperature <= 5
+    ):
+        errors.append(("temperature", "expected a number from 0 to 5"))
+    verifier = body.get("verifier_version")
+    if verifier is not None and (isinstance(verifier, bool) or not isinstance(verifier, int)):
+        errors.append(("verifier_version", "expected a verifier version id"))
+    served = body.get("format") or {}
+    if not isinstance(served, dict) or set(served) - set(FORMAT_KEYS):
+        errors.append(("format", f"expected an object with keys among {', '.join(FORMAT_KEYS)}"))
+    expected = body.get("expected")
+    if expected is not None and not strings["family"]:
+        errors.append(
+            ("family", "an expected answer is judged by a family's verifier: name the family")
+        )
+    if strings["task"] and not strings["family"]:
+        errors.append(("family", "a task is looked up in a family: name the family"))
+    if errors:
+        raise field_errors(errors)
+    return Request(
+        prompt=str(prompt), key=strings["key"], family=strings["family"], task=strings["task"],
+        expected=expected, verifier_version=verifier, max_new_tokens=int(tokens),
+        temperature=float(temperature), served_format=dict(served) if isinstance(served, dict) else {},
+    )  # fmt: skip
+
+
+def target(deployment: Deployment, request: Request) -> tuple[Any, int | None]:
+    """What the answer is judged against: (expected data, verifier version), or (None, None)
+    when the request names nothing to judge. A 400 names the field that cannot be resolved."""
+    if not request.family:
+        return None, None
+    trained = ModelFormat.from_dict(deployment.version.format)
+    family = next((f for f in trained.families if f.family == request.family), None)
+    verifier = request.verifier_version or (family.verifier_version if family else None)
+    if verifier is None:
+        why = (
+            f"family {request.family!r} is not one {deployment.version} was trained on; "
+            "name the verifier_version to judge with"
+        )
+        raise field_errors([("family", why)])
+    if not pinning.verifier_specs(deployment.team, [verifier]):
+        raise field_errors([("verifier_version", f"verifier version {verifier} does not exist")])
+    if request.expected is not None:
+        return request.expected, verifier
+    if not request.task:
+        return None, None
+    expected = pinning.family_task_expected(
+        deployment.team, request.family, request.task,
+        prefer=family.pool_version if family else None,
+    )  # fmt: skip
+    if expected is None:
+        raise field_errors([("task", f"no task {request.task!r} in family {request.family!r}")])
+    return expected, verifier
+
+
+def format_warnings(deployment: Deployment, request: Request) -> list[str]:
+    served = {**deployment.served_format, **request.served_format}
+    if request.family:
+        served["family"] = request.family
+    elif "family" not in served and not served:
+        return []
+    return differences(ModelFormat.from_dict(deployment.version.format), served)
+
+
+# --- routing ---------------------------------------------------------------------------------
+
+
+def bucket(text: str) -> int:
+    """0-99, stable for a key: the same caller lands on the same side at a given share."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big") % 100
+
+
+def generate(deployment: Deployment, body: Any, *, received_at: float | None = None) -> Outcome:
+    received_at = received_at or time.time()
+    request = parse(deployment, body)
+    if deployment.stopped:
+        return Outcome(503, {"detail": f"deployment {deployment.slug!r} is stopped"})
+    expected, verifier = target(deployment, request)
+    warnings = format_warnings(deployment, request)
+    request_id = str(uuid.uuid4())
+    production = deployments.live_replica(deployment, ReplicaRole.PRODUCTION)
+    if production is not None and production.state != ReplicaState.READY:
+        production = None  # still loading the model
+    canary = _routable_canary(deployment)
+    side, replica = ReplicaRole.PRODUCTION, production
+    if canary is not None and canary.mode == CanaryMode.SPLIT:
+        if bucket(request.key or request_id) < canary.share:
+            side, replica = ReplicaRole.CANDIDATE, canary.replica
+    meta = {
+        "request_id": request_id, "received_at": received_at, "key": request.key,
+        "family": request.family, "task": request.task, "expected": expected,
+        "verifier_version": verifier, "format_warnings": warnings,
+        "canary": canary.pk if canary else None, "step": canary.step if canary else None,
+    }  # fmt: skip
+    payload = {
+        "prompt": request.prompt, "max_new_tokens": request.max_new_tokens,
+        "temperature": request.temperature, "timeout_s": deployment.timeout_s, "meta": meta,
+    }  # fmt: skip
+    if side == ReplicaRole.CANDIDATE:
+        assert canary is not None and replica is not None
+        outcome = _forward(deployment, replica, payload)
+        if outcome.status in (502, 503) and outcome.body.get("lost"):
+            canaries.candidate_lost(canary, outcome.body["detail"])
+            side, replica = ReplicaRole.PRODUCTION, production
+        else:
+            if outcome.status != 200:
+                _log_failure(deployment, replica, request, meta, outcome)
+            return _answered(outcome, request_id, side, replica, warnings, expected)
+    if replica is None:
+        return _unavailable(deployment, request, meta)
+    outcome = _forward(deployment, replica, payload)
+    if outcome.status in (502, 503) and outcome.body.get("lost"):
+        deployments.mark_lost(replica, outcome.body["detail"])
+    if canary is not None and canary.mode == CanaryMode.SHADOW and outcome.status == 200:
+        _shadow(canary, payload, meta)
+    if outcome.status != 200:
+        _log_failure(deployment, replica, request, meta, outcome)
+    return _answered(outcome, request_id, side, replica, warnings, expected)
+
+
+def _routable_canary(deployment: Deployment) -> Canary | None:
+    """A running canary whose candidate replica is serving; a lost one is paused here."""
+    canary = canaries.active(deployment)
+    if canary is None or canary.state != CanaryState.RUNNING or canary.replica is None:
+        return None
+    if deployments.is_stale(canary.replica):
+        canaries.candidate_lost(canary, "its worker stopped answering")
+        return None
+    if canary.replica.state != ReplicaState.READY:
+        return None
+    return canary
+
+
+def _forward(deployment: Deployment, replica: Replica, payload: dict[str, Any]) -> Outcome:
+    data = json.dumps(payload).encode()
+    request = urllib.request.Request(
+        f"{replica.address}/generate", data=data, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=deployment.timeout_s + 5) as answer:
+            return Outcome(answer.status, json.loads(answer.read()))
+    except urllib.error.HTTPError as refused:
+        body = _json(refused.read())
+        headers = (
+            {"Retry-After": refused.headers["Retry-After"]}
+            if refused.headers.get("Retry-After")
+            else {}
+        )
+        return Outcome(refused.code, body, headers)
+    except TimeoutError:
+        return Outcome(504, {"detail": f"no answer within {deployment.timeout_s:g} s"})
+    except (urllib.error.URLError, ConnectionError, http.client.HTTPException) as lost:
+        reason = getattr(lost, "reason", lost)
+        why = f"the {replica.role} replica's worker is gone ({reason})"
+        return Outcome(503, {"detail": why, "lost": True}, {"Retry-After": "5"})
+
+
+def _json(raw: bytes) -> dict[str, Any]:
+    try:
+        found = json.loads(raw)
+    except ValueError:
+        return {"detail": raw.decode(errors="replace")[:300]}
+    return found if isinstance(found, dict) else {"detail": str(found)[:300]}
+
+
+def _shadow(canary: Canary, payload: dict[str, Any], meta: dict[str, Any]) -> None:
+    """Queue a copy on the candidate; a full queue drops the copy, a gone worker pauses."""
+    assert canary.replica is not None
+    # Its latency counts from when the copy is sent, not from when production was asked.
+    copy_meta = {**meta, "request_id": str(uuid.uuid4()), "shadow_of": meta["request_id"],
+                 "received_at": time.time()}  # fmt: skip
+    copy = {**payload, "shadow": True, "meta": copy_meta}
+    request = urllib.request.Request(
+        f"{canary.replica.address}/generate", data=json.dumps(copy).encode(),
+        headers={"Content-Type": "application/json"},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=SHADOW_TIMEOUT_S):
+            pass
+    except urllib.error.HTTPError:
+        pass  # the candidate's queue is full: this copy is dropped, production has answered
+    except (
+        urllib.error.URLError,
+        ConnectionError,
+        TimeoutError,
+        http.client.HTTPException,
+    ) as lost:
+        canaries.candidate_lost(canary, str(getattr(lost, "reason", lost)))
+
+
+def _answered(
+    outcome: Outcome,
+    request_id: str,
+    side: str,
+    replica: Replica | None,
+    warnings: list[str],
+    expected: Any,
+) -> Outcome:
+    if outcome.status != 200:
+        body = {k: v for k, v in outcome.body.items() if k != "lost"}
+        return Outcome(outcome.status, {**body, "id": request_id}, outcome.headers)
+    assert replica is not None
+    answer = outcome.body
+    return Outcome(200, {
+        "id": request_id, "completion": answer.get("completion", ""), "side": side,
+        "version": {"id": replica.version_id, "number": replica.version.number,
+                    "label": str(replica.version)},
+        "output_tokens": answer.get("output_tokens"), "truncated": answer.get("truncated"),
+        "queue_ms": answer.get("queue_ms"), "generation_ms": answer.get("generation_ms"),
+        "format_warnings": warnings,
+        "verification": "pending" if expected is not None else "none",
+    })  # fmt: skip
+
+
+def _unavailable(deployment: Deployment, request: Request, meta: dict[str, Any]) -> Outcome:
+    starting = deployment.replicas.filter(
+        role=ReplicaRole.PRODUCTION, state=ReplicaState.STARTING
+    ).exists()
+    why = (
+        f"deployment {deployment.slug!r} is starting: its replica is loading the model"
+        if starting
+        else f"deployment {deployment.slug!r} has no replica serving (its worker is gone); "
+        "restart it"
+    )
+    outcome = Outcome(503, {"detail": why}, {"Retry-After": "5"})
+    _log_failure(deployment, None, request, meta, outcome)
+    return outcome
+
+
+def _log_failure(
+    deployment: Deployment,
+    replica: Replica | None,
+    request: Request,
+    meta: dict[str, Any],
+    outcome: Outcome,
+) -> None:
+    """A request that no replica logged: refused, timed out, or its worker gone."""
+    status = RequestStatus.TIMEOUT if outcome.status == 504 else RequestStatus.ERROR
+    ServedRequest.objects.bulk_create(
+        [
+            ServedRequest(
+                id=uuid.UUID(meta["request_id"]), deployment=deployment,
+                canary_id=meta.get("canary"), step=meta.get("step"),
+                version_id=replica.version_id if replica else deployment.version_id,
+                side=replica.role if replica else ReplicaRole.PRODUCTION, key=request.key,
+                prompt=request.prompt, status=status,
+                error=str(outcome.body.get("detail", ""))[:500],
+                latency_ms=(time.time() - meta["received_at"]) * 1000,
+                family=request.family, task=request.task,
+                format_warnings=meta.get("format_warnings") or [],
+            )
+        ],
+        ignore_conflicts=True,
+    )  # fmt: skip

@@ -1,0 +1,128 @@
+"""The model server: batching, a bounded queue, timeouts and its HTTP face, on the tiny model."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from training import digits
+from training.config import SamplingConfig
+from training.decode import make_generator
+from training.serving import BatchingServer, Pending, QueueFull, ServingHTTP
+
+
+class SlowGenerator:
+    """Wraps a generator, holding each batch ``delay_s`` and remembering batch sizes."""
+
+    def __init__(self, inner, delay_s: float = 0.0) -> None:  # type: ignore[no-untyped-def]
+        self.inner, self.delay_s, self.batches = inner, delay_s, []
+
+    def generate(self, prompts, sampling, n=1):  # type: ignore[no-untyped-def]
+        self.batches.append(len(prompts))
+        time.sleep(self.delay_s)
+        return self.inner.generate(prompts, sampling, n)
+
+    def sync_weights(self) -> None:
+        pass
+
+
+@pytest.fixture
+def generator(base):  # type: ignore[no-untyped-def]
+    model, tokenizer = base
+    return make_generator(SamplingConfig(), model, tokenizer)
+
+
+def post(url: str, body: dict) -> tuple[int, dict, dict]:
+    request = urllib.request.Request(
+        f"{url}/generate",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read()), dict(answer.headers)
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read()), dict(refused.headers)
+
+
+def test_concurrent_requests_are_batched_and_answered_as_generate_would(generator, base) -> None:  # type: ignore[no-untyped-def]
+    slow = SlowGenerator(generator, delay_s=0.05)
+    done: list[list[Pending]] = []
+    server = BatchingServer(slow, max_batch=8, batch_wait_s=0.02, on_done=done.append)
+    server.start()
+    try:
+        prompts = [digits.make_item(d).prompt for d in ("31", "42", "953", "7210", "66", "18")]
+        pending = [server.submit(Pending(p, 12, 0.0)) for p in prompts]
+        assert all(p.done.wait(30) for p in pending)
+    finally:
+        server.stop()
+    assert max(slow.batches) > 1, slow.batches  # requests that arrived together shared a batch
+    greedy = generator.generate(prompts, SamplingConfig(max_new_tokens=12, temperature=0.0))
+    assert [p.completion for p in pending] == greedy.texts  # batching changes nothing
+    assert all(p.error is None and p.output_tokens > 0 for p in pending)
+    assert sum(len(group) for group in done) == len(prompts)  # every answer reached on_done
+
+
+def test_a_full_queue_refuses_with_a_wait_and_queues_nothing(generator) -> None:  # type: ignore[no-untyped-def]
+    server = BatchingServer(SlowGenerator(generator, 0.3), max_batch=1, max_queue=2)
+    server.start()
+    try:
+        first = server.submit(Pending("sort 12=", 4, 0.0))
+        time.sleep(0.1)  # the first is generating; two more fill the queue
+        server.submit(Pending("sort 34=", 4, 0.0))
+        server.submit(Pending("sort 56=", 4, 0.0))
+        with pytest.raises(QueueFull) as full:
+            server.submit(Pending("sort 78=", 4, 0.0))
+        assert full.value.retry_after_s >= 1
+        assert server.queued == 2
+        assert first.done.wait(10)
+    finally:
+        server.stop()
+
+
+def test_http_answers_refuses_and_times_out_in_json(generator) -> None:  # type: ignore[no-untyped-def]
+    slow = SlowGenerator(generator, 0.0)
+    server = BatchingServer(slow, max_batch=4, max_queue=1)
+    http = ServingHTTP(server, describe=lambda: {"model": "tiny"})
+    server.start()
+    http.start()
+    try:
+        status, body, _ = post(http.address, {"prompt": "sort 321=", "max_new_tokens": 8})
+        assert status == 200 and body["output_tokens"] > 0 and body["batch_size"] == 1
+        assert isinstance(body["completion"], str)
+
+        status, body, _ = post(http.address, {"prompt": "", "max_new_tokens": 8})
+        assert status == 400 and body["detail"].startswith("prompt:")
+        status, body, _ = post(http.address, {"prompt": "x", "max_new_tokens": 10_000})
+        assert status == 400 and body["detail"].startswith("max_new_tokens:")
+
+        status, body, _ = post(http.address, {"prompt": "sort 1=", "shadow": True})
+        assert status == 202  # a shadow copy is queued; nobody waits for it
+
+        slow.delay_s = 1.0
+        status, body, _ = post(http.address, {"prompt": "sort 9=", "timeout_s": 0.2})
+        assert status == 504 and "within 0.2 s" in body["detail"]
+        results: list[int] = []
+        threads = [
+            threading.Thread(
+                target=lambda: results.append(post(http.address, {"prompt": "sort 5="})[0])
+            )
+            for _ in range(4)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert 503 in results  # one generating, one queued: the rest are told to come back
+
+        with urllib.request.urlopen(f"{http.address}/health", timeout=5) as answer:
+            health = json.loads(answer.read())
+        assert health["ready"] is True and health["model"] == "tiny" and health["max_queue"] == 1
+    finally:
+        http.stop()
+        server.stop()

@@ -1,0 +1,403 @@
+"""A model server: one model held in memory, requests batched as they arrive, over HTTP.
+
+``BatchingServer`` takes requests into a bounded queue and answers them from one
+generation thread: it waits for a first request, gathers what else arrives within
+``batch_wait_s`` (up to ``max_batch``), and runs each group of requests that share their
+sampling settings as one batch through a ``Generator`` (the engine's decode loop by
+default). A full queue refuses at once with ``QueueFull`` and how long to wait before
+retrying, estimated from recent batch times. Answers are handed to ``on_done`` on a
+separate thread, in batches, so whatever the caller does with them (logging, verifying)
+never holds up generation.
+
+``ServingHTTP`` puts it on a socket: ``POST /generate`` with ``{prompt, max_new_tokens,
+temperature, timeout_s, meta, shadow}`` answers ``200`` with the completion, ``202`` for a
+shadow request (queued; nobody waits for it), ``503`` with ``Retry-After`` when the queue is
+full, ``504`` when the answer did not come within ``timeout_s``, ``400`` for a malformed body;
+``GET /health`` answers what the server holds and how full its queue is.
+
+Pure Python + torch: nothing here knows the platform.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import torch
+
+from training.config import SamplingConfig
+from training.generation import Generator
+
+logger = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 1_000_000
+"""A request body the server reads at most; the platform's own limit is lower."""
+
+
+class QueueFull(Exception):
+    def __init__(self, retry_after_s: float) -> None:
+        super().__init__(f"the queue is full; retry after {retry_after_s:.0f} s")
+        self.retry_after_s = retry_after_s
+
+
+@dataclass
+class Pending:
+    """One request in the server: what it asks, and, once answered, its answer."""
+
+    prompt: str
+    max_new_tokens: int
+    temperature: float
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    shadow: bool = False
+    received: float = field(default_factory=time.monotonic)
+    completion: str = ""
+    output_tokens: int = 0
+    truncated: bool = False
+    error: str | None = None
+    queue_ms: float = 0.0
+    generation_ms: float = 0.0
+    batch_size: int = 0
+    answered_at: float = 0.0
+    """Wall-clock time (``time.time``) of the answer."""
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def answer(self) -> dict[str, Any]:
+        return {
+            "completion": self.completion,
+            "output_tokens": self.output_tokens,
+            "truncated": self.truncated,
+            "queue_ms": round(self.queue_ms, 3),
+            "generation_ms": round(self.generation_ms, 3),
+            "batch_size": self.batch_size,
+        }
+
+
+class BatchingServer:
+    def __init__(
+        self,
+        generator: Generator,
+        *,
+        max_batch: int = 8,
+        max_queue: int = 64,
+        batch_wait_s: float = 0.004,
+        on_done: Callable[[list[Pending]], None] | None = None,
+        on_done_exit: Callable[[], None] | None = None,
+        seed: int = 0,
+    ) -> None:
+        if max_batch < 1 or max_queue < 1:
+            raise ValueError("max_batch and max_queue must be at least 1")
+        self.generator = generator
+        self.max_batch = max_batch
+        self.max_queue = max_queue
+        self.batch_wait_s = batch_wait_s
+        self.on_done = on_done
+        self.on_done_exit = on_done_exit
+        """Called on the answering thread as it ends (to release what ``on_done`` holds)."""
+        self.seed = seed
+        self.served = 0
+        self.failed = 0
+        self._queue: queue.Queue[Pending] = queue.Queue(maxsize=max_queue)
+        self._done: queue.Queue[list[Pending] | None] = queue.Queue()
+        self._batch_seconds: deque[float] = deque(maxlen=20)
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    # --- the caller's side -----------------------------------------------------------------
+
+    def submit(self, pending: Pending) -> Pending:
+        """Queue ``pending``; ``QueueFull`` when there is no room (nothing is queued then)."""
+        try:
+            self._queue.put_nowait(pending)
+        except queue.Full:
+            raise QueueFull(self.retry_after_s()) from None
+        return pending
+
+    def retry_after_s(self) -> float:
+        """How long the queue takes to drain at the recent pace, at least a second."""
+        per_batch = (
+            sum(self._batch_seconds) / len(self._batch_seconds) if self._batch_seconds else 1.0
+        )
+        return max(1.0, math.ceil(self._queue.qsize() / self.max_batch * per_batch))
+
+    @property
+    def queued(self) -> int:
+        return self._queue.qsize()
+
+    def start(self) -> None:
+        for target, name in ((self._generate_loop, "generate"), (self._done_loop, "answered")):
+            thread = threading.Thread(target=target, name=f"serving-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop taking batches; what is still queued is answered with an error."""
+        self._stop.set()
+        for thread in self._threads[:1]:
+            thread.join(timeout)
+        while True:
+            try:
+                pending = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            self._finish([pending], error="the server stopped before answering")
+        self._done.put(None)
+        for thread in self._threads[1:]:
+            thread.join(timeout)
+
+    # --- the generation thread -------------------------------------------------------------
+
+    def _generate_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                first = self._queue.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            batch = [first]
+            deadline = time.monotonic() + self.batch_wait_s
+            while len(batch) < self.max_batch:
+                left = deadline - time.monotonic()
+                try:
+                    batch.append(
+                        self._queue.get(timeout=left) if left > 0 else self._queue.get_nowait()
+                    )
+                except queue.Empty:
+                    break
+            for group in _groups(batch):
+                self._run(group)
+
+    def _run(self, group: list[Pending]) -> None:
+        started = time.monotonic()
+        sampling = SamplingConfig(
+            max_new_tokens=group[0].max_new_tokens, temperature=group[0].temperature
+        )
+        try:
+            torch.manual_seed(self.seed + self.served)
+            rollout = self.generator.generate([p.prompt for p in group], sampling, n=1)
+        except Exception as exc:  # noqa: BLE001 - the batch's callers get the reason
+            logger.exception("serving.generation_failed")
+            self._finish(group, error=f"generation failed: {type(exc).__name__}: {exc}"[:500])
+            return
+        finished = time.monotonic()
+        self._batch_seconds.append(finished - started)
+        lengths = rollout.lengths.tolist()
+        truncated = rollout.truncated.tolist()
+        for i, pending in enumerate(group):
+            pending.completion = rollout.texts[i]
+            pending.output_tokens = int(lengths[i])
+            pending.truncated = bool(truncated[i])
+            pending.queue_ms = (started - pending.received) * 1000
+            pending.generation_ms = (finished - started) * 1000
+            pending.batch_size = len(group)
+        self._finish(group)
+
+    def _finish(self, group: list[Pending], error: str | None = None) -> None:
+        now = time.time()
+        for pending in group:
+            pending.answered_at = now
+            if error is not None:
+                pending.error = error
+                self.failed += 1
+            else:
+                self.served += 1
+            pending.done.set()
+        self._done.put(group)
+
+    def _done_loop(self) -> None:
+        try:
+            self._answer_loop()
+        finally:
+            if self.on_done_exit is not None:
+                self.on_done_exit()
+
+    def _answer_loop(self) -> None:
+        while True:
+            group = self._done.get()
+            if group is None:
+                return
+            if self.on_done is None:
+                continue
+            while len(group) < 64:  # hand over what else has been answered meanwhile
+                try:
+                    more = self._done.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._done.put(None)
+                    break
+                group = group + more
+            try:
+                self.on_done(group)
+            except Exception:  # noqa: BLE001 - answers were sent; keep serving
+                logger.exception("serving.on_done_failed")
+
+
+def _groups(batch: list[Pending]) -> list[list[Pending]]:
+    """The batch split by sampling settings, each group generated together."""
+    groups: dict[tuple[int, float], list[Pending]] = {}
+    for pending in batch:
+        groups.setdefault((pending.max_new_tokens, pending.temperature), []).append(pending)
+    return list(groups.values())
+
+
+# --- HTTP -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_prompt_chars: int = 20_000
+    max_new_tokens: int = 512
+    max_timeout_s: float = 300.0
+
+
+class ServingHTTP:
+    """``server`` behind ``POST /generate`` and ``GET /health`` on ``host:port`` (0: any free
+    port; ``address`` says which)."""
+
+    def __init__(
+        self,
+        server: BatchingServer,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        limits: Limits = Limits(),
+        describe: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
+        self.server = server
+        self.limits = limits
+        self.describe = describe or dict
+        handler = type("Handler", (_Handler,), {"serving": self})
+        self.httpd = ThreadingHTTPServer((host, port), handler)
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> None:
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, name="serving-http", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "ready": True,
+            "queued": self.server.queued,
+            "max_queue": self.server.max_queue,
+            "served": self.server.served,
+            "failed": self.server.failed,
+            **self.describe(),
+        }
+
+    def parse(self, body: Any) -> tuple[Pending, float]:
+        """The request in ``body``, and how long its caller waits; ValueError naming the field."""
+        if not isinstance(body, dict):
+            raise ValueError("body: expected a JSON object")
+        prompt = body.get("prompt")
+        if not isinstance(prompt, str) or not prompt:
+            raise ValueError("prompt: expected a non-empty string")
+        if len(prompt) > self.limits.max_prompt_chars:
+            raise ValueError(f"prompt: longer than {self.limits.max_prompt_chars} characters")
+        tokens = body.get("max_new_tokens", 32)
+        if (
+            isinstance(tokens, bool)
+            or not isinstance(tokens, int)
+            or not 1 <= tokens <= self.limits.max_new_tokens
+        ):
+            raise ValueError(
+                f"max_new_tokens: expected an integer from 1 to {self.limits.max_new_tokens}"
+            )
+        temperature = body.get("temperature", 0.0)
+        if (
+            isinstance(temperature, bool)
+            or not isinstance(temperature, int | float)
+            or not 0 <= temperature <= 5
+        ):
+            raise ValueError("temperature: expected a number from 0 to 5")
+        timeout = body.get("timeout_s", 30.0)
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not 0 < timeout <= self.limits.max_timeout_s
+        ):
+            raise ValueError(
+                f"timeout_s: expected a number above 0, at most {self.limits.max_timeout_s}"
+            )
+        meta = body.get("meta") or {}
+        if not isinstance(meta, dict):
+            raise ValueError("meta: expected an object")
+        pending = Pending(prompt, tokens, float(temperature), meta, bool(body.get("shadow")))
+        return pending, float(timeout)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    serving: ServingHTTP
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+        logger.debug("serving.http " + format, *args)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if self.path.rstrip("/") == "/health":
+            self._send(HTTPStatus.OK, self.serving.health())
+        else:
+            self._send(HTTPStatus.NOT_FOUND, {"detail": f"no route {self.path}"})
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        if self.path.rstrip("/") != "/generate":
+            self._send(HTTPStatus.NOT_FOUND, {"detail": f"no route {self.path}"})
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY_BYTES:
+            self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"detail": "body too large"})
+            return
+        try:
+            pending, timeout = self.serving.parse(json.loads(self.rfile.read(length) or b"null"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            self._send(HTTPStatus.BAD_REQUEST, {"detail": str(exc)})
+            return
+        try:
+            self.serving.server.submit(pending)
+        except QueueFull as full:
+            headers = {"Retry-After": str(int(full.retry_after_s))}
+            self._send(HTTPStatus.SERVICE_UNAVAILABLE, {"detail": str(full)}, headers)
+            return
+        if pending.shadow:
+            self._send(HTTPStatus.ACCEPTED, {"detail": "queued"})
+            return
+        if not pending.done.wait(timeout):
+            pending.meta = {**pending.meta, "abandoned": True}
+            detail = f"no answer within {timeout:g} s"
+            self._send(HTTPStatus.GATEWAY_TIMEOUT, {"detail": detail})
+            return
+        if pending.error is not None:
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, {"detail": pending.error})
+            return
+        self._send(HTTPStatus.OK, pending.answer())
+
+    def _send(
+        self, status: HTTPStatus, body: dict[str, Any], headers: Mapping[str, str] | None = None
+    ) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
