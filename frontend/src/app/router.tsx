@@ -3,6 +3,8 @@ import { createBrowserRouter, Navigate, type RouteObject } from "react-router";
 import { LoginRoute } from "@/features/auth/routes/login";
 import { CurriculaRoute } from "@/features/curricula/routes/curricula";
 import { CurriculumEditorRoute } from "@/features/curricula/routes/curriculum-editor";
+import { CanaryRoute } from "@/features/deployments/routes/canary";
+import { DeploymentRoute } from "@/features/deployments/routes/deployment";
 import { DeploymentsRoute } from "@/features/deployments/routes/deployments";
 import { NewEvaluationRoute } from "@/features/evaluation-suites/routes/new-evaluation";
 import { SuiteEditorRoute } from "@/features/evaluation-suites/routes/suite-editor";
@@ -66,6 +68,8 @@ export const routes: RouteObject[] = [
           { path: "registry", element: <ModelsRoute /> },
           { path: "registry/:modelId", element: <ModelRoute /> },
           { path: "deployments", element: <DeploymentsRoute /> },
+          { path: "deployments/:slug", element: <DeploymentRoute /> },
+          { path: "canaries/:canaryId", element: <CanaryRoute /> },
           { path: "settings", element: <Navigate to="/settings/tokens" replace /> },
           { path: "settings/tokens", element: <TokensRoute /> },
           { path: "settings/team", element: <TeamSettingsRoute /> },

@@ -1,0 +1,48 @@
+import { useId, type ReactNode } from "react";
+
+export type ControlProps = { id: string; "aria-invalid"?: true; "aria-describedby"?: string };
+
+/** A labelled control with the server's message under it when it refused the value (the
+ * control is then marked invalid and described by the message). */
+export function FormField({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: string;
+  hint?: ReactNode;
+  error?: string;
+  children: (control: ControlProps) => ReactNode;
+}) {
+  const id = useId();
+  const describedBy = [error ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children({ id, "aria-invalid": error ? true : undefined, "aria-describedby": describedBy })}
+      {error && (
+        <span className="field-error" id={`${id}-error`}>
+          {error}
+        </span>
+      )}
+      {hint && (
+        <span className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The refusals a form has no field for (a 409, a network failure), above or under it. */
+export function FormAlert({ messages }: { messages: string[] }) {
+  if (messages.length === 0) return null;
+  return (
+    <div className="alert alert-error" role="alert">
+      {messages.map((m) => (
+        <div key={m}>{m}</div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+// One side of the canary (production or the candidate): what it served and how well.
+import type { SideStats, VersionLabel } from "../api/types";
+import { formatMs, formatNumber, formatRate } from "../lib/format";
+
+export function SideCard({
+  title,
+  version,
+  stats,
+  color,
+}: {
+  title: "Production" | "Candidate";
+  version: VersionLabel | null;
+  stats: SideStats | undefined;
+  color: string;
+}) {
+  return (
+    <section className="dp-side" aria-label={title}>
+      <h3>
+        <span className="dp-side-mark" style={{ background: color }} aria-hidden="true" />
+        {title}
+      </h3>
+      <div className="subtle">{version?.label ?? "—"}</div>
+      <dl className="dp-stats">
+        <dt>Requests</dt>
+        <dd>{stats?.requests ?? 0}</dd>
+        <dt>Verified</dt>
+        <dd>{stats?.verified ?? 0}</dd>
+        <dt>Passed</dt>
+        <dd>{stats?.passed ?? 0}</dd>
+        <dt>Pass rate</dt>
+        <dd>{formatRate(stats?.pass_rate, 1)}</dd>
+        <dt>Errors</dt>
+        <dd>{stats?.errors ?? 0}</dd>
+        <dt>p95 latency</dt>
+        <dd>{formatMs(stats?.latency_p95_ms)}</dd>
+        <dt>Mean output tokens</dt>
+        <dd>{formatNumber(stats?.mean_output_tokens)}</dd>
+      </dl>
+    </section>
+  );
+}

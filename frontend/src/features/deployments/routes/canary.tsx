@@ -1,0 +1,92 @@
+// One canary, live over its websocket (or polled every 3 s): its state and reason, its steps,
+// both sides, the pass rates over time, the guardrail checks, the decision buttons and its report.
+import { Link, useParams } from "react-router";
+
+import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { PageHeader } from "@/components/ui/page-header";
+import { formatDateTime } from "@/lib/format";
+
+import { useCanary } from "../api/canary-stream";
+import type { Canary } from "../api/types";
+import { CanaryStateBadge } from "../components/badges";
+import { CanaryControls } from "../components/canary-controls";
+import { CanaryReport } from "../components/canary-report";
+import { CanarySteps } from "../components/canary-steps";
+import { GuardrailChecks } from "../components/guardrail-checks";
+import { CANDIDATE_COLOR, PassRateChart, PRODUCTION_COLOR } from "../components/pass-rate-chart";
+import { SideCard } from "../components/side-card";
+import { formatShare } from "../lib/format";
+import "../deployments.css";
+
+function CanaryPage({ canary, live }: { canary: Canary; live: boolean }) {
+  const analysis = canary.analysis ?? {};
+  return (
+    <>
+      <Card
+        title="State"
+        description={
+          <>
+            {canary.mode === "shadow" ? "Shadow" : "Split"} canary of {canary.candidate?.label ?? "the candidate"} against{" "}
+            {canary.production?.label ?? "production"} on <Link to={`/deployments/${canary.deployment}`}>{canary.deployment}</Link>
+            , started by {canary.created_by} {formatDateTime(canary.created_at)}
+            {canary.finished_at && <>, finished {formatDateTime(canary.finished_at)}</>}.
+          </>
+        }
+        actions={
+          <span className="row subtle" title={live ? "Updates arrive over the websocket" : "Read every 3 s"}>
+            <span className={`dot ${live ? "dot-live" : "dot-offline"}`} aria-hidden="true" />
+            {live ? "Live" : "Polling"}
+          </span>
+        }
+      >
+        <div className="card-body stack">
+          <div className="dp-status-line">
+            <span role="status" aria-label="Canary state">
+              <CanaryStateBadge state={canary.state} />
+            </span>
+            <span>
+              {canary.mode === "shadow" ? "Copy of" : "Share"} <strong>{formatShare(canary.share)}</strong>
+            </span>
+            <CanarySteps steps={canary.steps} step={canary.step} state={canary.state} />
+          </div>
+          <p aria-label="Canary reason">{canary.reason}</p>
+          <CanaryControls canary={canary} />
+        </div>
+      </Card>
+      <div className="dp-sides">
+        <SideCard title="Production" version={canary.production} stats={analysis.sides?.production} color={PRODUCTION_COLOR} />
+        <SideCard title="Candidate" version={canary.candidate} stats={analysis.sides?.candidate} color={CANDIDATE_COLOR} />
+      </div>
+      <Card title="Pass rate" description="Verified requests of each side, at every analysis; dashed lines mark a new step.">
+        <div className="card-body">
+          <PassRateChart series={canary.series ?? []} passRate={analysis.pass_rate} />
+        </div>
+      </Card>
+      <Card title="Guardrails" description={analysis.reason || undefined}>
+        <GuardrailChecks checks={analysis.checks ?? []} />
+      </Card>
+      <CanaryReport canary={canary} />
+    </>
+  );
+}
+
+export function CanaryRoute() {
+  const id = Number(useParams().canaryId);
+  const canary = useCanary(id);
+  const data = canary.data;
+  return (
+    <div className="page stack">
+      <div className="subtle">
+        <Link to="/deployments">Deployments</Link>
+        {data && (
+          <>
+            {" "}/ <Link to={`/deployments/${data.deployment}`}>Back to {data.deployment}</Link>
+          </>
+        )}
+      </div>
+      <PageHeader title={`Canary ${Number.isFinite(id) ? id : ""}`} />
+      <QueryPlaceholder query={canary} />
+      {data && <CanaryPage canary={data} live={canary.stream === "live"} />}
+    </div>
+  );
+}
