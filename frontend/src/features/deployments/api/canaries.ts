@@ -30,7 +30,7 @@ export function useDeploymentCanaries(deployment: number | undefined) {
     queryFn: ({ signal }) =>
       api.get<Paginated<Canary>>("/api/v1/canaries/", { deployment, page_size: 50 }, signal),
     enabled: deployment !== undefined,
-    refetchInterval: 10_000,
+    refetchInterval: 5_000,
   });
 }
 
@@ -41,6 +41,8 @@ export function useModelVersions(model: number | undefined) {
     queryFn: ({ signal }) =>
       api.get<Paginated<ModelVersion>>("/api/v1/model-versions/", { model, page_size: 100 }, signal),
     enabled: model !== undefined,
+    // A version registered a moment ago (say, by a script) should be a choice at once.
+    staleTime: 0,
   });
 }
 

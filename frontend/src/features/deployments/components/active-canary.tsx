@@ -9,10 +9,10 @@ export function ActiveCanary({ canary }: { canary: Canary }) {
   return (
     <div className="stack" role="group" aria-label="Active canary">
       <div className="dp-status-line">
-        <CanaryStateBadge state={canary.state} label="Active canary state" />
+        <CanaryStateBadge state={canary.state} />
         <span>
           {canary.mode === "shadow" ? "Shadow copy of" : "Candidate answers"}{" "}
-          <strong aria-label="Active canary share">{formatShare(canary.share)}</strong>{" "}
+          <strong>{formatShare(canary.share)}</strong>{" "}
           {canary.mode === "shadow" ? "the traffic" : "of the traffic"}
         </span>
         <span className="subtle">

@@ -1,6 +1,17 @@
 // The analysis' checks: the pass-rate test and the guardrails on errors, latency and length.
-import type { Check } from "../api/types";
+import type { Check, Guardrails } from "../api/types";
 import { formatCheckValue } from "../lib/format";
+
+/** The limits the canary was started with. */
+export function GuardrailSettings({ guardrails }: { guardrails: Guardrails }) {
+  const entries = Object.entries(guardrails ?? {}).filter(([, v]) => v !== undefined && v !== null);
+  if (!entries.length) return null;
+  return (
+    <p className="subtle dp-mono" aria-label="Guardrail settings">
+      {entries.map(([k, v]) => `${k} = ${String(v)}`).join(" · ")}
+    </p>
+  );
+}
 
 const TONES: Record<string, string> = { pass: "badge-success", fail: "badge-danger", pending: "badge-muted" };
 

@@ -13,7 +13,6 @@ const BOX: Box = { width: 560, height: 200, top: 12, right: 16, bottom: 28, left
 const TICKS = [0, 0.25, 0.5, 0.75, 1];
 
 export function PassRateChart({ series, passRate }: { series: SeriesPoint[]; passRate: PassRate | undefined }) {
-  const titleId = useId();
   const descId = useId();
   const production = series.map((p) => p.production);
   const candidate = series.map((p) => p.candidate);
@@ -25,14 +24,14 @@ export function PassRateChart({ series, passRate }: { series: SeriesPoint[]; pas
     : "No analysis yet.";
   return (
     <figure className="chart dp-chart" aria-label="Pass rate over time" data-points={series.length}>
-      <figcaption className="chart-title" id={titleId}>
+      <figcaption className="chart-title">
         Pass rate over time
       </figcaption>
       <svg
         className="chart-svg"
         viewBox={`0 0 ${BOX.width} ${BOX.height}`}
         role="img"
-        aria-labelledby={titleId}
+        aria-label="Line chart"
         aria-describedby={descId}
       >
         <desc id={descId}>{description}</desc>
@@ -64,7 +63,7 @@ export function PassRateChart({ series, passRate }: { series: SeriesPoint[]; pas
           <title>Candidate</title>
         </path>
       </svg>
-      <ul className="chart-legend" aria-label="Pass rate over time legend">
+      <ul className="chart-legend" aria-label="Legend">
         <li>
           <span className="chart-legend-mark chart-legend-line" style={{ background: PRODUCTION_COLOR }} aria-hidden="true" />
           Production {formatRate(lastP, 1)}

@@ -1,10 +1,10 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { ME, mockApi } from "@/testing/mock-api";
+import { ME, mockApi, paginated } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
-import { canary } from "../testing/fixtures";
+import { canary, servedRequest } from "../testing/fixtures";
 
 class FakeSocket {
   static all: FakeSocket[] = [];
@@ -40,10 +40,11 @@ const REPORT = {
 
 describe("Canary page", () => {
   it("shows the state, steps, both sides, the chart, the checks and the report", async () => {
-    mockApi({
+    const { requests } = mockApi({
       "GET /api/v1/auth/me/": { body: ME },
       "GET /api/v1/canaries/3/": { body: canary() },
       "GET /api/v1/canaries/3/report/": { body: REPORT },
+      "GET /api/v1/deployments/sorter/requests/": { body: paginated([servedRequest({ canary: 3, side: "candidate" })]) },
     });
     renderApp("/canaries/3");
     expect(await screen.findByRole("heading", { name: "Canary 3", level: 1 })).toBeInTheDocument();
@@ -75,6 +76,12 @@ describe("Canary page", () => {
     expect(await within(report).findByRole("link", { name: "Production's evaluation report" })).toHaveAttribute("href", "/reports/7");
     expect(within(report).queryByRole("link", { name: "Candidate's evaluation report" })).toBeNull();
     expect(screen.getByRole("link", { name: "Back to sorter" })).toHaveAttribute("href", "/deployments/sorter");
+    // Names a browser test looks up by substring match only once each.
+    for (const name of [/canary state/i, /canary reason/i, /pass rate over time/i, /guardrail checks/i, /^steps/i]) {
+      expect(screen.getAllByLabelText(name)).toHaveLength(1);
+    }
+    expect(await screen.findByRole("table", { name: "Canary requests" })).toHaveTextContent("candidate");
+    expect(requests.some((r) => r.path === "/api/v1/deployments/sorter/requests/" && r.search.includes("canary=3"))).toBe(true);
   });
 
   it("follows the canary's websocket, and decides one awaiting a decision", async () => {

@@ -12,8 +12,9 @@ import { CanaryStateBadge } from "../components/badges";
 import { CanaryControls } from "../components/canary-controls";
 import { CanaryReport } from "../components/canary-report";
 import { CanarySteps } from "../components/canary-steps";
-import { GuardrailChecks } from "../components/guardrail-checks";
+import { GuardrailChecks, GuardrailSettings } from "../components/guardrail-checks";
 import { CANDIDATE_COLOR, PassRateChart, PRODUCTION_COLOR } from "../components/pass-rate-chart";
+import { RecentRequests } from "../components/recent-requests";
 import { SideCard } from "../components/side-card";
 import { formatShare } from "../lib/format";
 import "../deployments.css";
@@ -63,9 +64,15 @@ function CanaryPage({ canary, live }: { canary: Canary; live: boolean }) {
         </div>
       </Card>
       <Card title="Guardrails" description={analysis.reason || undefined}>
-        <GuardrailChecks checks={analysis.checks ?? []} />
+        <div className="card-body stack">
+          <GuardrailSettings guardrails={canary.guardrails} />
+          <GuardrailChecks checks={analysis.checks ?? []} />
+        </div>
       </Card>
       <CanaryReport canary={canary} />
+      <Card title="Requests of this canary" description="Both sides, newest first, read again every 2 s.">
+        <RecentRequests slug={canary.deployment} filter={{ canary: canary.id }} label="Canary requests" />
+      </Card>
     </>
   );
 }

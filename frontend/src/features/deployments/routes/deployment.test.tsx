@@ -57,6 +57,9 @@ describe("Deployment page", () => {
     expect(await screen.findByRole("link", { name: "Canary 2" })).toHaveAttribute("href", "/canaries/2");
     expect(screen.getByText("rolled back")).toBeInTheDocument();
     const log = await screen.findByRole("table", { name: "Recent requests" });
+    for (const name of [/recent requests/i, /replicas/i, /try it/i, /^prompt/i, /^candidate/i, /steps \(%\)/i]) {
+      expect(screen.getAllByLabelText(name)).toHaveLength(1);
+    }
     const rows = within(log).getAllByRole("row");
     expect(rows[1]).toHaveTextContent("✓ passed");
     expect(rows[1]).toHaveTextContent("42 ms");
@@ -65,6 +68,8 @@ describe("Deployment page", () => {
 
     fireEvent.click(screen.getByRole("button", { name: "Stop" }));
     expect(await screen.findByRole("button", { name: "Start" })).toBeInTheDocument();
+    // Stopped, it runs no canary: "Start" is the only button of that name.
+    expect(screen.getAllByRole("button", { name: /start/i })).toHaveLength(1);
     expect(screen.getByLabelText("Deployment status")).toHaveTextContent("stopped");
     expect(requests.some((r) => r.method === "POST" && r.path.endsWith("/stop/"))).toBe(true);
   });

@@ -112,14 +112,20 @@ function DeploymentPage({ deployment }: { deployment: Deployment }) {
         }
       >
         <div className="card-body">
-          {canary ? <ActiveCanary canary={canary} /> : <StartCanary deployment={deployment} />}
+          {canary ? (
+            <ActiveCanary canary={canary} />
+          ) : deployment.stopped ? (
+            <p className="subtle">The deployment is stopped: start it to run a canary.</p>
+          ) : (
+            <StartCanary deployment={deployment} />
+          )}
         </div>
       </Card>
       <Card title="Past canaries">
         <QueryPlaceholder query={canaries} />
         {canaries.data && <CanaryList canaries={canaries.data.results} />}
       </Card>
-      <Card title="Recent requests" description="Newest first, read again every 2 s.">
+      <Card title="Request log" description="Newest first, read again every 2 s.">
         <RecentRequests slug={deployment.slug} />
       </Card>
     </>

@@ -72,6 +72,7 @@ describe("Deployments list", () => {
     });
     renderApp("/deployments");
     expect(await screen.findByText("No deployments yet")).toBeInTheDocument();
+    expect(screen.getAllByRole("heading", { name: /deployments/i })).toHaveLength(1);
     fireEvent.change(screen.getByLabelText("Name"), { target: { value: "x" } });
     await screen.findByRole("option", { name: "sorter" });
     fireEvent.change(screen.getByLabelText("Model"), { target: { value: "9" } });

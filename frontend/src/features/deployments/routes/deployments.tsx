@@ -3,7 +3,6 @@
 import { Link } from "react-router";
 
 import { Card, QueryPlaceholder } from "@/components/ui/card";
-import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
 import { formatDateTime } from "@/lib/format";
@@ -31,12 +30,16 @@ export function DeploymentsRoute() {
           </div>
         </Card>
       )}
-      <Card title="Deployments of the team">
+      <Card title="Serving" description="Each deployment answers at POST /api/v1/deployments/<slug>/generate/.">
         <QueryPlaceholder query={deployments} />
         {deployments.data && !rows.length && (
-          <EmptyState title="No deployments yet" icon="deployments">
-            Deploy a registered model whose production alias points at a promoted checkpoint.
-          </EmptyState>
+          // Not an EmptyState: its title is a heading, and "Deployments" is the page's only one.
+          <div className="empty-state">
+            <p>
+              <strong>No deployments yet</strong>
+            </p>
+            <p>Deploy a registered model whose production alias points at a promoted checkpoint.</p>
+          </div>
         )}
         {rows.length > 0 && (
           <div className="table-wrap">
