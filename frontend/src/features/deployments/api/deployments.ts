@@ -26,11 +26,12 @@ export function deploymentKey(slug: string) {
   return [...deploymentsKey, "detail", slug] as const;
 }
 
-export function useDeployment(slug: string) {
+/** One deployment; `poll` reads it again every few seconds (its page), else only when stale. */
+export function useDeployment(slug: string, poll = true) {
   return useQuery({
     queryKey: deploymentKey(slug),
     queryFn: ({ signal }) => api.get<Deployment>(`/api/v1/deployments/${slug}/`, undefined, signal),
-    refetchInterval: DEPLOYMENT_POLL_MS,
+    refetchInterval: poll ? DEPLOYMENT_POLL_MS : false,
   });
 }
 

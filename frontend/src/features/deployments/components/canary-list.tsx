@@ -41,7 +41,7 @@ export function CanaryList({ canaries }: { canaries: Canary[] }) {
               </td>
               <td>{formatDateTime(c.created_at)}</td>
               <td>{formatDateTime(c.finished_at)}</td>
-              <td className="dp-reason">{c.reason || "—"}</td>
+              <td className="dp-reason dp-wrap">{c.reason || "—"}</td>
             </tr>
           ))}
         </tbody>

@@ -44,7 +44,7 @@ export function GuardrailChecks({ checks }: { checks: Check[] }) {
               </td>
               <td>{formatCheckValue(c.value)}</td>
               <td>{formatCheckValue(c.limit)}</td>
-              <td>{c.detail || "—"}</td>
+              <td className="dp-wrap">{c.detail || "—"}</td>
             </tr>
           ))}
         </tbody>

@@ -9,7 +9,7 @@ import { differenceText, formatRate, formatShare } from "../lib/format";
 export const PRODUCTION_COLOR = "#16a34a";
 export const CANDIDATE_COLOR = "#4f46e5";
 
-const BOX: Box = { width: 560, height: 200, top: 12, right: 16, bottom: 28, left: 44 };
+const BOX: Box = { width: 760, height: 220, top: 12, right: 16, bottom: 28, left: 44 };
 const TICKS = [0, 0.25, 0.5, 0.75, 1];
 
 export function PassRateChart({ series, passRate }: { series: SeriesPoint[]; passRate: PassRate | undefined }) {

@@ -44,7 +44,7 @@ export function RecentRequests({ slug, filter, label = "Recent requests" }: { sl
                   <td title={r.created_at}>{time.format(new Date(r.created_at))}</td>
                   <td>
                     {r.side}
-                    {r.shadow && <span className="badge badge-muted"> shadow</span>}
+                    {r.shadow && <span className="badge badge-muted dp-shadow">shadow</span>}
                     {r.version && <div className="subtle">{r.version.label}</div>}
                   </td>
                   <td>

@@ -38,7 +38,7 @@ export function ReplicasTable({ replicas }: { replicas: Replica[] }) {
               <td>{r.version?.label ?? "—"}</td>
               <td className="dp-mono">{r.worker || "—"}</td>
               <td>{formatRelative(r.heartbeat_at)}</td>
-              <td>{r.message || "—"}</td>
+              <td className="dp-wrap">{r.message || "—"}</td>
             </tr>
           ))}
         </tbody>

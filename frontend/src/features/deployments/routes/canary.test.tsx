@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ME, mockApi, paginated } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
-import { canary, servedRequest } from "../testing/fixtures";
+import { canary, deployment, servedRequest } from "../testing/fixtures";
 
 class FakeSocket {
   static all: FakeSocket[] = [];
@@ -45,6 +45,7 @@ describe("Canary page", () => {
       "GET /api/v1/canaries/3/": { body: canary() },
       "GET /api/v1/canaries/3/report/": { body: REPORT },
       "GET /api/v1/deployments/sorter/requests/": { body: paginated([servedRequest({ canary: 3, side: "candidate" })]) },
+      "GET /api/v1/deployments/sorter/": { body: deployment() },
     });
     renderApp("/canaries/3");
     expect(await screen.findByRole("heading", { name: "Canary 3", level: 1 })).toBeInTheDocument();
@@ -75,7 +76,7 @@ describe("Canary page", () => {
     expect(report).toHaveTextContent("decided by analysis");
     expect(await within(report).findByRole("link", { name: "Production's evaluation report" })).toHaveAttribute("href", "/reports/7");
     expect(within(report).queryByRole("link", { name: "Candidate's evaluation report" })).toBeNull();
-    expect(screen.getByRole("link", { name: "Back to sorter" })).toHaveAttribute("href", "/deployments/sorter");
+    expect(screen.getByRole("link", { name: "← Back to Sorter (sorter)" })).toHaveAttribute("href", "/deployments/sorter");
     // Names a browser test looks up by substring match only once each.
     for (const name of [/canary state/i, /canary reason/i, /pass rate over time/i, /guardrail checks/i, /^steps/i]) {
       expect(screen.getAllByLabelText(name)).toHaveLength(1);

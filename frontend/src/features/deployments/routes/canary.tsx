@@ -7,6 +7,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { formatDateTime } from "@/lib/format";
 
 import { useCanary } from "../api/canary-stream";
+import { useDeployment } from "../api/deployments";
 import type { Canary } from "../api/types";
 import { CanaryStateBadge } from "../components/badges";
 import { CanaryControls } from "../components/canary-controls";
@@ -19,6 +20,16 @@ import { SideCard } from "../components/side-card";
 import { formatShare } from "../lib/format";
 import "../deployments.css";
 
+/** The one link back to the deployment: its name (read from the deployment) and its slug. */
+function BackLink({ slug }: { slug: string }) {
+  const name = useDeployment(slug, false).data?.name;
+  return (
+    <div>
+      <Link to={`/deployments/${slug}`}>← Back to {name && name !== slug ? `${name} (${slug})` : slug}</Link>
+    </div>
+  );
+}
+
 function CanaryPage({ canary, live }: { canary: Canary; live: boolean }) {
   const analysis = canary.analysis ?? {};
   return (
@@ -28,7 +39,7 @@ function CanaryPage({ canary, live }: { canary: Canary; live: boolean }) {
         description={
           <>
             {canary.mode === "shadow" ? "Shadow" : "Split"} canary of {canary.candidate?.label ?? "the candidate"} against{" "}
-            {canary.production?.label ?? "production"} on <Link to={`/deployments/${canary.deployment}`}>{canary.deployment}</Link>
+            {canary.production?.label ?? "production"} on <span className="dp-mono">{canary.deployment}</span>
             , started by {canary.created_by} {formatDateTime(canary.created_at)}
             {canary.finished_at && <>, finished {formatDateTime(canary.finished_at)}</>}.
           </>
@@ -83,14 +94,7 @@ export function CanaryRoute() {
   const data = canary.data;
   return (
     <div className="page stack">
-      <div className="subtle">
-        <Link to="/deployments">Deployments</Link>
-        {data && (
-          <>
-            {" "}/ <Link to={`/deployments/${data.deployment}`}>Back to {data.deployment}</Link>
-          </>
-        )}
-      </div>
+      {data && <BackLink slug={data.deployment} />}
       <PageHeader title={`Canary ${Number.isFinite(id) ? id : ""}`} />
       <QueryPlaceholder query={canary} />
       {data && <CanaryPage canary={data} live={canary.stream === "live"} />}

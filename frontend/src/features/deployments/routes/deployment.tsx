@@ -138,9 +138,6 @@ export function DeploymentRoute() {
   const data = deployment.data;
   return (
     <div className="page stack">
-      <div className="subtle">
-        <Link to="/deployments">Deployments</Link> /
-      </div>
       <PageHeader title={data ? data.name : slug} description={data ? <span className="dp-mono">{data.slug}</span> : undefined} />
       <QueryPlaceholder query={deployment} />
       {data && <DeploymentPage deployment={data} />}
