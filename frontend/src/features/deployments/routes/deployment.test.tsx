@@ -39,6 +39,7 @@ function routes(extra = {}) {
     "POST /api/v1/deployments/sorter/generate/": { body: ANSWER },
     "POST /api/v1/deployments/sorter/canary/": change(deployment({ canary: canary({ step: 0, share: 5 }) }), 201),
     "POST /api/v1/deployments/sorter/stop/": change(deployment({ stopped: true, status: "stopped", replicas: [] })),
+    "PATCH /api/v1/deployments/sorter/": change(deployment({ max_new_tokens: 64 })),
     ...extra,
   };
 }
@@ -144,5 +145,15 @@ describe("Deployment page", () => {
     );
     expect(await screen.findByRole("link", { name: "Open canary" })).toHaveAttribute("href", "/canaries/3");
     expect(screen.queryByRole("button", { name: "Start canary" })).toBeNull();
+  });
+
+  it("edits the settings, sending only what changed", async () => {
+    const { requests } = mockApi(routes());
+    renderApp("/deployments/sorter");
+    fireEvent.click(await screen.findByRole("button", { name: "Edit settings" }));
+    fireEvent.change(screen.getByLabelText("Max new tokens"), { target: { value: "64" } });
+    fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
+    await waitFor(() => expect(requests.find((r) => r.method === "PATCH")?.body).toEqual({ max_new_tokens: 64 }));
+    expect(await screen.findByLabelText("Settings")).toHaveTextContent("Max new tokens64");
   });
 });

@@ -1,7 +1,7 @@
 // One deployment: its status and replicas, Stop/Start, "Try it", its canary (or the form to
 // start one), its past canaries and the request log.
 import { useState } from "react";
-import { Link, useNavigate, useParams } from "react-router";
+import { useNavigate, useParams } from "react-router";
 
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -14,6 +14,7 @@ import type { Deployment } from "../api/types";
 import { ActiveCanary } from "../components/active-canary";
 import { DeploymentStatusBadge } from "../components/badges";
 import { CanaryList } from "../components/canary-list";
+import { DeploymentSettings } from "../components/deployment-settings";
 import { RecentRequests } from "../components/recent-requests";
 import { ReplicasTable } from "../components/replicas-table";
 import { StartCanary } from "../components/start-canary";
@@ -57,29 +58,6 @@ function Controls({ deployment, stop, start }: { deployment: Deployment; stop: C
   );
 }
 
-function Settings({ deployment }: { deployment: Deployment }) {
-  return (
-    <dl className="dp-stats" aria-label="Settings">
-      <dt>Model</dt>
-      <dd>
-        <Link to={`/registry/${deployment.registered_model}`}>{deployment.registered_model_name}</Link>
-      </dd>
-      <dt>Serving</dt>
-      <dd>{deployment.version?.label ?? "no version"}</dd>
-      <dt>Max new tokens</dt>
-      <dd>{deployment.max_new_tokens}</dd>
-      <dt>Temperature</dt>
-      <dd>{deployment.temperature}</dd>
-      <dt>Timeout</dt>
-      <dd>{deployment.timeout_s} s</dd>
-      <dt>Queue / batch</dt>
-      <dd>
-        {deployment.max_queue} / {deployment.max_batch}
-      </dd>
-    </dl>
-  );
-}
-
 function DeploymentPage({ deployment }: { deployment: Deployment }) {
   const canaries = useDeploymentCanaries(deployment.id);
   const stop = useStopDeployment(deployment.slug);
@@ -98,7 +76,7 @@ function DeploymentPage({ deployment }: { deployment: Deployment }) {
             </span>
           </div>
           {(stop.error || start.error) && <ErrorMessage error={stop.error ?? start.error} />}
-          <Settings deployment={deployment} />
+          <DeploymentSettings deployment={deployment} />
           <ReplicasTable replicas={deployment.replicas} />
         </div>
       </Card>
