@@ -5,6 +5,8 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "crucible.settings.base")
+# Each sync request runs on its own thread here: PostgreSQL connections come from a pool.
+os.environ.setdefault("DB_POOL", "1")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -348,6 +348,9 @@ class ServingHTTP:
 class _Handler(BaseHTTPRequestHandler):
     serving: ServingHTTP
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle's algorithm on, the second waits
+    # for the client's delayed ACK (tens of milliseconds a request).
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
         logger.debug("serving.http " + format, *args)

@@ -38,3 +38,19 @@ class RejectNullCharactersMiddleware:
             return None
         errors = [{"field": name, "code": p.code, "message": str(p)} for name, p in problems]
         return JsonResponse({"errors": errors}, status=400)
+
+
+class SyncChainMiddleware:
+    """Last in ``MIDDLEWARE``, sync only, does nothing but keep the chain in one mode.
+
+    Under ASGI, Django runs a middleware that can do both in the mode of the handler inside
+    it, and the innermost handler is async; a ``MiddlewareMixin`` in async mode hops to a
+    thread and back for each of its hooks, twice a request per middleware. Ending the chain
+    with a sync-only middleware puts every one of them in sync mode: the request hops to a
+    thread once, runs the chain and the (sync) view there, and hops back."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)

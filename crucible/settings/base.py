@@ -61,6 +61,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: keeps the chain in sync mode under ASGI (one thread hop a request, not dozens).
+    "crucible.api.middleware.SyncChainMiddleware",
 ]
 
 ROOT_URLCONF = "crucible.urls"
@@ -83,7 +85,15 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'crucible.sqlite3'}")
-DATABASES = {"default": database_from_url(DATABASE_URL, base_dir=BASE_DIR)}
+# ASGI servers (crucible.asgi sets DB_POOL) lend PostgreSQL connections from a pool of at
+# most DB_POOL_SIZE; workers and management commands keep one persistent connection.
+DATABASES = {
+    "default": database_from_url(
+        DATABASE_URL,
+        base_dir=BASE_DIR,
+        pool=env_int("DB_POOL_SIZE", 20) if env_bool("DB_POOL", False) else 0,
+    )
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -209,6 +219,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "crucible",
+            # One pool per process, not one per request thread (crucible.redis_pool).
+            "OPTIONS": {"pool_class": "crucible.redis_pool.SharedConnectionPool"},
         }
     }
 else:
@@ -291,6 +303,9 @@ SERVING_HOST = env_str("SERVING_HOST", "127.0.0.1") or "127.0.0.1"
 SERVING_ADVERTISE_HOST = env_str("SERVING_ADVERTISE_HOST", "") or ""
 # CPU threads each replica's generation uses.
 SERVING_THREADS = env_int("SERVING_THREADS", 1)
+# How long a web process keeps a deployment's route (its replicas and canary) before
+# reading it again: changes made in a worker reach it within this many seconds.
+SERVING_ROUTE_CACHE_S = float(env_str("SERVING_ROUTE_CACHE_S", "1.0") or 1.0)
 # The longest prompt a generate request may send, in characters.
 SERVING_MAX_PROMPT_CHARS = env_int("SERVING_MAX_PROMPT_CHARS", 20_000)
 

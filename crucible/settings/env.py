@@ -61,7 +61,7 @@ def env_networks(name: str) -> list[IPv4Network | IPv6Network]:
     return networks
 
 
-def database_from_url(url: str, *, base_dir: Path) -> dict:
+def database_from_url(url: str, *, base_dir: Path, pool: int = 0) -> dict:
     """Turn ``DATABASE_URL`` into a Django ``DATABASES['default']`` entry.
 
     Supports ``sqlite:///relative/or/absolute.db`` and ``postgres://user:pw@host:port/name``.
@@ -83,7 +83,12 @@ def database_from_url(url: str, *, base_dir: Path) -> dict:
             },
         }
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
-        options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+        options: dict = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+        if pool:
+            # An ASGI server runs each sync request on a thread of its own: a connection per
+            # thread kept for CONN_MAX_AGE would be one per request, until PostgreSQL refuses
+            # more clients. A pool lends one per request instead (and takes it back after).
+            options["pool"] = {"min_size": 2, "max_size": pool, "timeout": 10}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parsed.path.lstrip("/")),
@@ -91,7 +96,7 @@ def database_from_url(url: str, *, base_dir: Path) -> dict:
             "PASSWORD": unquote(parsed.password or ""),
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
-            "CONN_MAX_AGE": 60,
+            "CONN_MAX_AGE": 0 if pool else 60,
             "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,
         }

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from django.db.models import QuerySet
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -25,9 +25,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from crucible.accounts.models import Role
 from crucible.api.schema import ApiErrorsSerializer
-from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, check_role
+from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, visible_teams
 from crucible.api.serializers import StrictSerializer, documented_json
 
 from ..models import (
@@ -174,7 +173,7 @@ class CanarySerializer(serializers.ModelSerializer):
     analysis = documented_json(AnalysisSerializer, read_only=True)
     history = documented_json(StepRecordSerializer(many=True), read_only=True)
     series = documented_json(SeriesPointSerializer(many=True), read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Canary
@@ -203,7 +202,7 @@ class DeploymentSerializer(serializers.ModelSerializer):
     )
     replicas = serializers.SerializerMethodField()
     canary = serializers.SerializerMethodField(help_text="The active canary, if any.")
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Deployment
@@ -364,7 +363,13 @@ class DeploymentViewSet(
         )
 
     def get_object(self) -> Deployment:
-        rows = self.filter_queryset(self.get_queryset()).filter(slug=self.kwargs["slug"])
+        found = self._by_slug(self.filter_queryset(self.get_queryset()))
+        self.check_object_permissions(self.request, found)
+        return found
+
+    def _by_slug(self, rows: QuerySet[Deployment]) -> Deployment:
+        """The deployment of the URL's slug (``?team=`` picks among teams that share it)."""
+        rows = rows.filter(slug=self.kwargs["slug"])
         team = self.request.query_params.get("team")
         if team:
             rows = rows.filter(team__slug=team)
@@ -374,10 +379,7 @@ class DeploymentViewSet(
                 {"team": ["deployments of this slug exist in several of your teams; name one"]}
             )
         if not found:
-            from django.http import Http404
-
             raise Http404
-        self.check_object_permissions(self.request, found[0])
         return found[0]
 
     @extend_schema(
@@ -481,10 +483,8 @@ class DeploymentViewSet(
 
     def _for_members(self) -> Deployment:
         """The deployment, for any member of its team (generating is not editing)."""
-        rows = self.scope(Deployment.objects.select_related("team", "version"))
-        deployment = get_object_or_404(rows, slug=self.kwargs["slug"])
-        check_role(self.request, deployment.team, Role.VIEWER)
-        return deployment
+        rows = Deployment.objects.select_related("team", "version__model")
+        return self._by_slug(rows.filter(team__in=visible_teams(self.request)))
 
     def get_permissions(self) -> list[Any]:
         if self.action == "generate":

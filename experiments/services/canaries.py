@@ -47,7 +47,7 @@ from ..models import (
     RequestStatus,
     ServedRequest,
 )
-from . import deployments, registry
+from . import deployments, registry, routing
 
 logger = logging.getLogger(__name__)
 DEFAULT_STEPS = {CanaryMode.SPLIT: [5, 25, 50], CanaryMode.SHADOW: [100]}
@@ -136,7 +136,7 @@ def _checked_steps(mode: str, steps: Sequence[Any] | None) -> list[int]:
 def active(deployment: Deployment) -> Canary | None:
     return (
         Canary.objects.filter(deployment=deployment, state__in=ACTIVE_CANARY_STATES)
-        .select_related("replica", "candidate")
+        .select_related("replica__version__model", "candidate", "deployment__team")
         .first()
     )
 
@@ -320,6 +320,7 @@ def end(
 def _save(canary: Canary) -> None:
     canary.revision += 1
     canary.save()
+    routing.forget(canary.deployment_id)
 
 
 # --- people ----------------------------------------------------------------------------------

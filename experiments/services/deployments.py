@@ -33,7 +33,7 @@ from ..models import (
     ReplicaRole,
     ReplicaState,
 )
-from . import registry
+from . import registry, routing
 
 STALE_SECONDS = 15
 """A replica without a heartbeat this long has lost its worker."""
@@ -226,6 +226,7 @@ def start_replica(deployment: Deployment, role: str, version: Any = None) -> Rep
         message="waiting for a serving worker",
     )  # fmt: skip
     replica_id = replica.pk
+    routing.forget(deployment.pk)
     transaction.on_commit(lambda: send(replica_id))
     return replica
 
@@ -238,6 +239,7 @@ def send(replica_id: int) -> None:
 
 def stop_replica(replica: Replica, why: str) -> None:
     """Ask a replica to stop; it notices at its next beat. One that never started is stopped."""
+    routing.forget(replica.deployment_id)
     state = ReplicaState.STOPPING if replica.state == ReplicaState.READY else ReplicaState.STOPPED
     Replica.objects.filter(pk=replica.pk, state__in=LIVE_REPLICA_STATES).update(
         state=state,
@@ -250,7 +252,7 @@ def live_replica(deployment: Deployment, role: str) -> Replica | None:
     """The newest replica of ``role`` that is starting or serving."""
     return (
         deployment.replicas.filter(role=role, state__in=LIVE_REPLICA_STATES)
-        .select_related("version")
+        .select_related("version__model")
         .order_by("-id")
         .first()
     )
@@ -270,9 +272,11 @@ def mark_lost(replica: Replica, why: str = "") -> None:
         state=ReplicaState.FAILED, message=why[:500], stopped_at=timezone.now()
     )
     replica.state, replica.message = ReplicaState.FAILED, why[:500]
+    routing.forget(replica.deployment_id)
 
 
 def publish(deployment: Deployment, change: str, **extra: Any) -> None:
+    routing.forget(deployment.pk)
     event = {"type": "deployment.changed", "deployment": deployment.slug, "change": change, **extra}
     team_id = deployment.team_id
     transaction.on_commit(lambda: publish_to_team(team_id, event))

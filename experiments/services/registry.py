@@ -169,6 +169,10 @@ def delete_model(user: AbstractBaseUser, model: RegisteredModel) -> None:
     if model.aliases.filter(alias=PRODUCTION).exists():
         why = f"model {model.name!r} has a production alias; remove it first"
         raise AliasRefused({"alias": [why]})
+    served = list(model.deployments.values_list("slug", flat=True)[:5])
+    if served:
+        why = f"model {model.name!r} is deployed ({', '.join(served)}); delete those first"
+        raise AliasRefused({"deployment": [why]})
     with transaction.atomic():
         record(user, "registered_model.deleted", model, team=model.team)
         _publish(model, "deleted")

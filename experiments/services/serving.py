@@ -25,16 +25,15 @@ import hashlib
 import http.client
 import json
 import logging
+import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from tasks_app.services import pinning
 from tasks_app.services.errors import field_errors
 
 from ..model_format import ModelFormat, differences
@@ -49,7 +48,7 @@ from ..models import (
     RequestStatus,
     ServedRequest,
 )
-from . import canaries, deployments
+from . import canaries, deployments, routing
 
 logger = logging.getLogger(__name__)
 SHADOW_TIMEOUT_S = 2.0
@@ -145,16 +144,15 @@ def target(deployment: Deployment, request: Request) -> tuple[Any, int | None]:
             "name the verifier_version to judge with"
         )
         raise field_errors([("family", why)])
-    if not pinning.verifier_specs(deployment.team, [verifier]):
+    if not routing.verifier_exists(deployment.team, verifier):
         raise field_errors([("verifier_version", f"verifier version {verifier} does not exist")])
     if request.expected is not None:
         return request.expected, verifier
     if not request.task:
         return None, None
-    expected = pinning.family_task_expected(
-        deployment.team, request.family, request.task,
-        prefer=family.pool_version if family else None,
-    )  # fmt: skip
+    expected = routing.task_expected(
+        deployment.team, request.family, request.task, family.pool_version if family else None
+    )
     if expected is None:
         raise field_errors([("task", f"no task {request.task!r} in family {request.family!r}")])
     return expected, verifier
@@ -178,17 +176,26 @@ def bucket(text: str) -> int:
 
 
 def generate(deployment: Deployment, body: Any, *, received_at: float | None = None) -> Outcome:
-    received_at = received_at or time.time()
+    """Answer ``body`` with the deployment's model; a refusal comes in the API's error shape."""
+    outcome = _generate(deployment, body, received_at or time.time())
+    if outcome.status != 200 and "errors" not in outcome.body:
+        return Outcome(outcome.status, error_body(outcome), outcome.headers)
+    return outcome
+
+
+def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
     request = parse(deployment, body)
     if deployment.stopped:
-        return Outcome(503, {"detail": f"deployment {deployment.slug!r} is stopped"})
+        why = f"deployment {deployment.slug!r} is stopped; start it to serve again"
+        return Outcome(409, {"detail": why})
     expected, verifier = target(deployment, request)
     warnings = format_warnings(deployment, request)
     request_id = str(uuid.uuid4())
-    production = deployments.live_replica(deployment, ReplicaRole.PRODUCTION)
+    route = routing.route(deployment)
+    production = route.production
     if production is not None and production.state != ReplicaState.READY:
         production = None  # still loading the model
-    canary = _routable_canary(deployment)
+    canary = _routable_canary(deployment, route.canary)
     side, replica = ReplicaRole.PRODUCTION, production
     if canary is not None and canary.mode == CanaryMode.SPLIT:
         if bucket(request.key or request_id) < canary.share:
@@ -225,9 +232,8 @@ def generate(deployment: Deployment, body: Any, *, received_at: float | None = N
     return _answered(outcome, request_id, side, replica, warnings, expected)
 
 
-def _routable_canary(deployment: Deployment) -> Canary | None:
+def _routable_canary(deployment: Deployment, canary: Canary | None) -> Canary | None:
     """A running canary whose candidate replica is serving; a lost one is paused here."""
-    canary = canaries.active(deployment)
     if canary is None or canary.state != CanaryState.RUNNING or canary.replica is None:
         return None
     if deployments.is_stale(canary.replica):
@@ -239,27 +245,52 @@ def _routable_canary(deployment: Deployment) -> Canary | None:
 
 
 def _forward(deployment: Deployment, replica: Replica, payload: dict[str, Any]) -> Outcome:
-    data = json.dumps(payload).encode()
-    request = urllib.request.Request(
-        f"{replica.address}/generate", data=data, headers={"Content-Type": "application/json"}
-    )
     try:
-        with urllib.request.urlopen(request, timeout=deployment.timeout_s + 5) as answer:
-            return Outcome(answer.status, json.loads(answer.read()))
-    except urllib.error.HTTPError as refused:
-        body = _json(refused.read())
-        headers = (
-            {"Retry-After": refused.headers["Retry-After"]}
-            if refused.headers.get("Retry-After")
-            else {}
-        )
-        return Outcome(refused.code, body, headers)
+        status, body, retry = _post(replica.address, payload, deployment.timeout_s + 5)
     except TimeoutError:
         return Outcome(504, {"detail": f"no answer within {deployment.timeout_s:g} s"})
-    except (urllib.error.URLError, ConnectionError, http.client.HTTPException) as lost:
-        reason = getattr(lost, "reason", lost)
-        why = f"the {replica.role} replica's worker is gone ({reason})"
+    except (OSError, http.client.HTTPException) as lost:
+        why = f"the {replica.role} replica's worker is gone ({type(lost).__name__}: {lost})"
         return Outcome(503, {"detail": why, "lost": True}, {"Retry-After": "5"})
+    return Outcome(status, _json(body), {"Retry-After": retry} if retry else {})
+
+
+_connections = threading.local()
+
+
+def _post(address: str, payload: dict[str, Any], timeout: float) -> tuple[int, bytes, str]:
+    """POST ``payload`` to ``address/generate`` on this thread's kept-alive connection to
+    it (a connection the replica closed while idle is opened again, once)."""
+    pool: dict[str, http.client.HTTPConnection] = _connections.__dict__.setdefault("pool", {})
+    data = json.dumps(payload).encode()
+    headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
+    for attempt in (0, 1):
+        connection = pool.get(address)
+        reused = connection is not None
+        if connection is None:
+            parsed = urlsplit(address)
+            connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=timeout)
+            pool[address] = connection
+        connection.timeout = timeout
+        try:
+            connection.request("POST", "/generate", body=data, headers=headers)
+            answer = connection.getresponse()
+            body = answer.read()
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            connection.close()
+            pool.pop(address, None)
+            if reused and attempt == 0:
+                continue  # closed while idle: the request never reached it
+            raise
+        except BaseException:
+            connection.close()
+            pool.pop(address, None)
+            raise
+        if answer.will_close:
+            connection.close()
+            pool.pop(address, None)
+        return answer.status, body, answer.getheader("Retry-After") or ""
+    raise AssertionError("unreachable")
 
 
 def _json(raw: bytes) -> dict[str, Any]:
@@ -277,22 +308,12 @@ def _shadow(canary: Canary, payload: dict[str, Any], meta: dict[str, Any]) -> No
     copy_meta = {**meta, "request_id": str(uuid.uuid4()), "shadow_of": meta["request_id"],
                  "received_at": time.time()}  # fmt: skip
     copy = {**payload, "shadow": True, "meta": copy_meta}
-    request = urllib.request.Request(
-        f"{canary.replica.address}/generate", data=json.dumps(copy).encode(),
-        headers={"Content-Type": "application/json"},
-    )  # fmt: skip
     try:
-        with urllib.request.urlopen(request, timeout=SHADOW_TIMEOUT_S):
-            pass
-    except urllib.error.HTTPError:
-        pass  # the candidate's queue is full: this copy is dropped, production has answered
-    except (
-        urllib.error.URLError,
-        ConnectionError,
-        TimeoutError,
-        http.client.HTTPException,
-    ) as lost:
-        canaries.candidate_lost(canary, str(getattr(lost, "reason", lost)))
+        _post(canary.replica.address, copy, SHADOW_TIMEOUT_S)  # a 503 (queue full) drops it
+    except TimeoutError:
+        pass  # the copy may still be answered; production has answered
+    except (OSError, http.client.HTTPException) as lost:
+        canaries.candidate_lost(canary, f"{type(lost).__name__}: {lost}")
 
 
 def _answered(
@@ -304,8 +325,7 @@ def _answered(
     expected: Any,
 ) -> Outcome:
     if outcome.status != 200:
-        body = {k: v for k, v in outcome.body.items() if k != "lost"}
-        return Outcome(outcome.status, {**body, "id": request_id}, outcome.headers)
+        return Outcome(outcome.status, error_body(outcome, request_id), outcome.headers)
     assert replica is not None
     answer = outcome.body
     return Outcome(200, {
@@ -317,6 +337,16 @@ def _answered(
         "format_warnings": warnings,
         "verification": "pending" if expected is not None else "none",
     })  # fmt: skip
+
+
+def error_body(outcome: Outcome, request_id: str | None = None) -> dict[str, Any]:
+    """A refusal in the API's one error shape, with the request's id in the log."""
+    code = {409: "conflict", 503: "unavailable", 504: "timeout"}.get(outcome.status, "error")
+    detail = str(outcome.body.get("detail", "")) or "the replica could not answer"
+    body: dict[str, Any] = {"errors": [{"field": None, "code": code, "message": detail}]}
+    if request_id is not None:
+        body["id"] = request_id
+    return body
 
 
 def _unavailable(deployment: Deployment, request: Request, meta: dict[str, Any]) -> Outcome:

@@ -24,6 +24,7 @@ import schemathesis
 from django.core import signals
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
+from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -34,7 +35,15 @@ from schemathesis.specs.openapi.checks import (
 
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
-from experiments.models import Checkpoint, PreflightReport, Rollout, Worker
+from experiments.models import (
+    Canary,
+    Checkpoint,
+    Deployment,
+    PreflightReport,
+    Replica,
+    Rollout,
+    Worker,
+)
 from experiments.services import evaluation, experiments, registry, reports, runs, suites
 from tasks_app.services import curricula, example_proposals, pools, verifiers
 from tests.experiments.reports_setup import finished_job
@@ -71,8 +80,27 @@ def in_test_transaction() -> Iterator[None]:
             signal.connect(close_old_connections)
 
 
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[str]:
+    """A real model server (an untrained tiny model) for the deployment's replica to be."""
+    from training import digits
+    from training.decode import DecodeGenerator
+    from training.models import build_tiny_model, train_tokenizer
+    from training.serving import BatchingServer, ServingHTTP
+
+    tokenizer = train_tokenizer(digits.corpus(200))
+    model = build_tiny_model(tokenizer, layers=1, width=32, seed=0)
+    server = BatchingServer(DecodeGenerator(model, tokenizer), max_batch=4, max_queue=64)
+    http = ServingHTTP(server)
+    server.start()
+    http.start()
+    yield http.address
+    http.stop()
+    server.stop()
+
+
 @pytest.fixture
-def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def world(owner, team, in_test_transaction, model_server) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     family = pools.create_family(owner, team, name="Digits", slug="digits", kind="string-ops")
     tasks = pools.generated_tasks(family, {1: 30, 2: 30}, seed=1)
     version, _ = pools.version_from_tasks(
@@ -126,6 +154,20 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
     registered = registry.create_model(owner, team, name="Sorter")
     checkpoint = Checkpoint.objects.create(run=run, step=1, path="/nonexistent/step-000001")
     model_version = registry.register(owner, registered, checkpoint=checkpoint.id)
+    later = Checkpoint.objects.create(run=run, step=2, path="/nonexistent/step-000002")
+    candidate_version = registry.register(owner, registered, checkpoint=later.id)
+    deployment = Deployment.objects.create(
+        team=team, name="Sorter", slug=team.slug, registered_model=registered,
+        version=model_version,
+    )  # fmt: skip
+    Replica.objects.create(
+        deployment=deployment, version=model_version, role="production", state="ready",
+        address=model_server, heartbeat_at=timezone.now(),
+    )  # fmt: skip
+    canary = Canary.objects.create(
+        deployment=deployment, production=model_version, candidate=candidate_version,
+        mode="split", steps=[5, 25, 50], guardrails={},
+    )  # fmt: skip
     issued = accounts.create_token(owner, "fuzz")
     return {
         "headers": {"Authorization": f"Bearer {issued.secret}"},
@@ -146,6 +188,7 @@ def world(owner, team, in_test_transaction) -> dict[str, Any]:  # type: ignore[n
             "evaluation-suites": suite.id,
             "registered-models": registered.id,
             "model-versions": model_version.id,
+            "canaries": canary.id,
         },
         "params": {
             "slug": team.slug,

@@ -17,6 +17,7 @@ from experiments.models import (
     ReplicaState,
     ServedRequest,
 )
+from experiments.services import routing
 from tests.experiments.serving_setup import Served, replica_thread
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -25,6 +26,12 @@ URL = "/api/v1/deployments/"
 
 def fields(response) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return {e["field"]: e["message"] for e in response.json()["errors"]}
+
+
+def message(response) -> str:  # type: ignore[no-untyped-def]
+    """The one message of a refusal (the API's error shape)."""
+    (error,) = response.json()["errors"]
+    return str(error["message"])
 
 
 @pytest.fixture
@@ -94,7 +101,7 @@ def test_a_deployment_answers_logs_and_verifies_each_request(api, served) -> Non
     replica = deployment.replicas.get()
     assert replica.state == ReplicaState.STOPPED
     refused = generate(api, "sorter", prompt=prompt)
-    assert refused.status_code == 503 and "stopped" in refused.json()["detail"]
+    assert refused.status_code == 409 and "is stopped" in message(refused)
 
 
 def test_bad_requests_name_the_field_and_no_replica_is_a_503(api, served) -> None:  # type: ignore[no-untyped-def]
@@ -109,13 +116,15 @@ def test_bad_requests_name_the_field_and_no_replica_is_a_503(api, served) -> Non
     assert missing.status_code == 404 and missing.json()["errors"]
 
     starting = generate(api, "sorter", prompt="sort 21=")  # no worker has taken the replica
-    assert starting.status_code == 503 and "starting" in starting.json()["detail"]
+    assert starting.status_code == 503 and "starting" in message(starting)
     assert starting.headers["Retry-After"] == "5"
 
     # A replica whose worker died: its address answers nothing.
     Replica.objects.update(state=ReplicaState.READY, address="http://127.0.0.1:9")
+    routing.forget(Deployment.objects.get().pk)
     gone = generate(api, "sorter", prompt="sort 21=")
-    assert gone.status_code == 503 and "worker is gone" in gone.json()["detail"]
+    assert gone.status_code == 503 and "worker is gone" in message(gone)
+    assert gone.json()["id"]  # the failure is in the log under this id
     assert Replica.objects.get().state == ReplicaState.FAILED
     assert ServedRequest.objects.filter(status="error").count() == 2  # both failures logged
     assert api.get(f"{URL}sorter/").json()["status"] == "down"
@@ -213,6 +222,7 @@ def test_an_undecided_step_waits_for_a_person_and_a_lost_candidate_pauses(api, s
         Replica.objects.filter(pk=started.replica_id).update(
             state=ReplicaState.READY, address="http://127.0.0.1:9"
         )
+        routing.forget(deployment.pk)
         answer = generate(api, "sorter", prompt="sort 31=", key="k")
         assert answer.status_code == 200 and answer.json()["side"] == "production"
         paused = Canary.objects.get(pk=started.pk)

@@ -1,0 +1,54 @@
+"""``manage.py replay_traffic``: held-out prompts through the platform's endpoint (a live
+server, token auth) to a real replica, with a progress bar and a summary."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from experiments.models import ReplicaRole, ServedRequest
+from experiments.services import deployments
+from tests.experiments.serving_setup import Served, replica_thread
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def test_it_replays_held_out_prompts_at_a_rate_and_every_answer_is_judged(
+    owner, team, tmp_path, live_server
+) -> None:  # type: ignore[no-untyped-def]
+    served = Served(owner, tmp_path)
+    served.production(served.version(sft_steps=60, step=40))
+    deployment = deployments.create(
+        owner, team, name="Sorter", slug="sorter", registered_model=served.model
+    )
+    replica = deployment.replicas.get(role=ReplicaRole.PRODUCTION)
+    out, err = io.StringIO(), io.StringIO()
+    with replica_thread(replica):
+        call_command(
+            "replay_traffic", "sorter", "--user", "owner", "--url", live_server.url,
+            "--rate", "40", "--requests", "30", "--keys", "5", stdout=out, stderr=err,
+        )  # fmt: skip
+    text = out.getvalue()
+    assert "Replaying 30 held-out prompts" in text
+    assert "30/30 answered" in text and "'production': 30" in text
+    assert "30/30" in err.getvalue()  # the progress bar reached the end
+    rows = ServedRequest.objects.filter(deployment=deployment)
+    assert rows.count() == 30
+    assert not rows.filter(passed=None).exists()  # each named its task, so each was judged
+    assert set(rows.values_list("key", flat=True)) == {f"user-{i}" for i in range(5)}
+    held_out = {task for _, task in served.held_out(100)}
+    assert set(rows.values_list("task", flat=True)) <= held_out
+
+
+def test_it_says_what_is_missing(owner, team, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(CommandError, match="no deployment 'ghost'"):
+        call_command("replay_traffic", "ghost", "--token", "x")
+    served = Served(owner, tmp_path)
+    served.production(served.version(sft_steps=1, step=40))
+    deployments.create(owner, team, name="S", slug="s", registered_model=served.model)
+    with pytest.raises(CommandError, match="--user to mint one"):
+        call_command("replay_traffic", "s")
+    with pytest.raises(CommandError, match="trained on: digits"):
+        call_command("replay_traffic", "s", "--token", "x", "--family", "gsm8k")
