@@ -122,9 +122,10 @@ def api(client_for, owner):  # type: ignore[no-untyped-def]
 
 @contextmanager
 def celery_worker(
-    env: dict[str, str], queues: str = "gpu,cpu,default"
+    env: dict[str, str], queues: str = "gpu,cpu,default", concurrency: int = 1
 ) -> Iterator[subprocess.Popen]:
-    """A real Celery worker process (solo pool) with ``env``; stopped with its whole group."""
+    """A real Celery worker process with ``env`` (solo pool; prefork with ``concurrency``
+    above 1); stopped with its whole group."""
     root = Path(__file__).resolve().parents[1]
     command = [
         sys.executable,
@@ -135,8 +136,7 @@ def celery_worker(
         "worker",
         "-Q",
         queues,
-        "-P",
-        "solo",
+        *(["-P", "solo"] if concurrency == 1 else ["-P", "prefork", "-c", str(concurrency)]),
         "--without-mingle",
         "--without-gossip",
         "-l",

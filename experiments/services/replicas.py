@@ -189,7 +189,7 @@ class Recorder:
         return ServedRequest(
             id=uuid.UUID(str(meta["request_id"])),
             deployment_id=self.replica.deployment_id, canary_id=meta.get("canary"),
-            step=meta.get("step"), version_id=self.replica.version_id, side=self.replica.role,
+            step=meta.get("step"), version_id=self.replica.version_id, side=str(meta.get("side") or self.replica.role),
             shadow=pending.shadow, key=str(meta.get("key") or "")[:200], prompt=pending.prompt,
             completion=pending.completion, status=status, error=(pending.error or "")[:500],
             latency_ms=latency, output_tokens=pending.output_tokens,

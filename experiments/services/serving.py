@@ -205,6 +205,7 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
         "family": request.family, "task": request.task, "expected": expected,
         "verifier_version": verifier, "format_warnings": warnings,
         "canary": canary.pk if canary else None, "step": canary.step if canary else None,
+        "side": side,
     }  # fmt: skip
     payload = {
         "prompt": request.prompt, "max_new_tokens": request.max_new_tokens,
@@ -216,6 +217,7 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
         if outcome.status in (502, 503) and outcome.body.get("lost"):
             canaries.candidate_lost(canary, outcome.body["detail"])
             side, replica = ReplicaRole.PRODUCTION, production
+            meta["side"] = side
         else:
             if outcome.status != 200:
                 _log_failure(deployment, replica, request, meta, outcome)
@@ -306,7 +308,7 @@ def _shadow(canary: Canary, payload: dict[str, Any], meta: dict[str, Any]) -> No
     assert canary.replica is not None
     # Its latency counts from when the copy is sent, not from when production was asked.
     copy_meta = {**meta, "request_id": str(uuid.uuid4()), "shadow_of": meta["request_id"],
-                 "received_at": time.time()}  # fmt: skip
+                 "received_at": time.time(), "side": ReplicaRole.CANDIDATE}  # fmt: skip
     copy = {**payload, "shadow": True, "meta": copy_meta}
     try:
         _post(canary.replica.address, copy, SHADOW_TIMEOUT_S)  # a 503 (queue full) drops it
@@ -379,7 +381,7 @@ def _log_failure(
                 id=uuid.UUID(meta["request_id"]), deployment=deployment,
                 canary_id=meta.get("canary"), step=meta.get("step"),
                 version_id=replica.version_id if replica else deployment.version_id,
-                side=replica.role if replica else ReplicaRole.PRODUCTION, key=request.key,
+                side=meta.get("side") or ReplicaRole.PRODUCTION, key=request.key,
                 prompt=request.prompt, status=status,
                 error=str(outcome.body.get("detail", ""))[:500],
                 latency_ms=(time.time() - meta["received_at"]) * 1000,

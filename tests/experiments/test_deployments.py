@@ -194,6 +194,8 @@ def test_a_better_candidate_is_promoted_step_by_step(api, served) -> None:  # ty
             assert all(h["outcome"] == "successful" for h in ended.history)
             answer = generate(api, "sorter", prompt="sort 12=", key="anyone").json()
             assert answer["version"]["label"] == "sorter v2"  # the candidate serves production
+            # ...and its answers are logged as production's (the next canary compares them).
+            assert logged(answer["id"]).side == "production"
     deployment.refresh_from_db()
     assert deployment.version_id == better.pk
     assert ModelAlias.objects.get(alias="production").version_id == better.pk

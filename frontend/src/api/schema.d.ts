@@ -2152,7 +2152,7 @@ export interface components {
             readonly revision: number;
             readonly replica: components["schemas"]["Replica"] | null;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -2466,7 +2466,7 @@ export interface components {
             /** @description The active canary, if any. */
             readonly canary: components["schemas"]["Canary"] | null;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
