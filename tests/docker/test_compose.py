@@ -9,7 +9,9 @@ COMPOSE = yaml.safe_load((ROOT / "docker" / "compose.yml").read_text())
 
 
 def test_it_defines_the_production_services():
-    assert set(COMPOSE["services"]) == {"postgres", "redis", "web", "gpu-worker", "cpu-worker"}
+    assert set(COMPOSE["services"]) == {
+        "postgres", "redis", "web", "gpu-worker", "cpu-worker", "serve-worker"
+    }  # fmt: skip
 
 
 def test_it_builds_from_dockerfiles_that_exist():
@@ -20,7 +22,7 @@ def test_it_builds_from_dockerfiles_that_exist():
 
 
 def test_it_points_every_app_container_at_postgres_and_redis():
-    for name in ("web", "gpu-worker", "cpu-worker"):
+    for name in ("web", "gpu-worker", "cpu-worker", "serve-worker"):
         env = COMPOSE["services"][name]["environment"]
         assert env["DATABASE_URL"].startswith("postgres://"), name
         assert env["REDIS_URL"].startswith("redis://"), name
@@ -32,5 +34,8 @@ def test_it_routes_workers_to_their_queues():
     assert "gpu" in (ROOT / "docker" / "gpu-worker.Dockerfile").read_text().split("-Q")[1]
     command = COMPOSE["services"]["cpu-worker"]["command"]
     assert command[command.index("-Q") + 1] == "cpu,default"
+    serve = COMPOSE["services"]["serve-worker"]
+    assert serve["command"][serve["command"].index("-Q") + 1] == "serve"
+    assert serve["environment"]["SERVING_ADVERTISE_HOST"] == "serve-worker"
     devices = COMPOSE["services"]["gpu-worker"]["deploy"]["resources"]["reservations"]["devices"]
     assert devices[0]["capabilities"] == ["gpu"]
