@@ -26,6 +26,7 @@ from crucible.api.serializers import StrictSerializer, documented_json
 from .. import report_export, stats
 from ..models import (
     REPORT_CHARTS,
+    Canary,
     EvaluationJob,
     EvaluationReport,
     EvaluationState,
@@ -288,6 +289,15 @@ class ChartSerializer(serializers.Serializer):
     title = serializers.CharField()
 
 
+class ReportCanarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    deployment = serializers.CharField(help_text="The deployment's slug.")
+    state = serializers.CharField()
+    reason = serializers.CharField()
+    candidate = serializers.CharField(help_text="The model version the canary tried.")
+    created_at = serializers.DateTimeField()
+
+
 class ReportSerializer(ReportListSerializer):
     figures = documented_json(ReportFiguresSerializer, read_only=True)
     comments = CommentSerializer(many=True, read_only=True)
@@ -306,12 +316,16 @@ class ReportSerializer(ReportListSerializer):
     charts = serializers.SerializerMethodField(
         help_text="The plots a comment can be about (``chart`` of a comment): key and title."
     )
+    canaries = serializers.SerializerMethodField(
+        help_text="Canary releases of the candidate checkpoint, newest first: their reports "
+        "sit beside this one."
+    )
 
     class Meta(ReportListSerializer.Meta):
         fields = [
             *ReportListSerializer.Meta.fields, "figures", "comments", "reviews",
             "required_approvals", "authors_may_approve", "candidate_checkpoint", "promotion",
-            "charts",
+            "charts", "canaries",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -324,6 +338,20 @@ class ReportSerializer(ReportListSerializer):
     @extend_schema_field(ChartSerializer(many=True))
     def get_charts(self, report: EvaluationReport) -> list[dict[str, str]]:
         return [{"key": k, "title": t} for k, t in reports.commentable_charts(report).items()]
+
+    @extend_schema_field(ReportCanarySerializer(many=True))
+    def get_canaries(self, report: EvaluationReport) -> list[dict[str, Any]]:
+        checkpoint = report.candidate.checkpoint_id
+        if checkpoint is None:
+            return []
+        rows = Canary.objects.filter(
+            candidate__checkpoint_id=checkpoint, deployment__team_id=report.team_id
+        ).select_related("deployment", "candidate__model")
+        return [
+            {"id": c.pk, "deployment": c.deployment.slug, "state": c.state, "reason": c.reason,
+             "candidate": str(c.candidate), "created_at": c.created_at}
+            for c in rows.order_by("-id")[:20]
+        ]  # fmt: skip
 
     @extend_schema_field(PromotionSerializer(allow_null=True))
     def get_promotion(self, report: EvaluationReport) -> dict[str, Any] | None:

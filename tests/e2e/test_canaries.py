@@ -118,11 +118,18 @@ def test_a_better_candidate_is_promoted_and_a_worse_one_rolled_back_live(
     history = page.get_by_label("Canary history")
     expect(history).to_contain_text("25%")
     expect(history).to_contain_text("50%")
-    expect(page.get_by_role("link", name="Candidate's evaluation report")).to_be_visible()
     screenshot(page, "canary-promoted")
     traffic.terminate()
     traffic.wait(timeout=30)
     assert ModelAlias.objects.get(alias="production").version_id == better.pk
+
+    # The canary's report sits beside the candidate's evaluation report, both ways.
+    canary_page = page.url
+    page.get_by_role("link", name="Candidate's evaluation report").click()
+    releases = page.get_by_role("list", name="Canary releases")
+    expect(releases).to_contain_text("promoted: sorter v2 now serves production")
+    releases.get_by_role("link", name=re.compile(r"^Canary \d+$")).click()
+    assert page.url == canary_page
 
     # A far worse one: rolled back by the analysis, saying why.
     page.get_by_role("link", name="Back to").click()

@@ -81,14 +81,14 @@ class Command(BaseCommand):
             now = time.monotonic()
             if now - state["at"] > 1.0:
                 state["at"], state["canary"] = now, replay.canary_line(deployment)
+            errors = sum(v for k, v in summary.statuses.items() if k != 200)
             p95 = summary.percentile(0.95)
-            bar.set_postfix_str(
-                f"ok {summary.statuses.get(200, 0)} · errors {sum(v for k, v in summary.statuses.items() if k != 200)}"
-                f" · p95 {p95:.0f} ms · {state['canary']}"
-                if p95
-                else state["canary"],
-                refresh=False,
-            )
+            parts = [f"ok {summary.statuses.get(200, 0)}", f"errors {errors}"]
+            if p95 is not None:
+                parts.append(f"p95 {p95:.0f} ms")
+            if state["canary"]:
+                parts.append(str(state["canary"]))
+            bar.set_postfix_str(" · ".join(parts), refresh=False)
             bar.update(1)
 
         summary = traffic.send(
@@ -100,11 +100,15 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{figures['answered']}/{figures['sent']} answered in {figures['seconds']} s "
             f"({figures['requests_per_s']} req/s); statuses {figures['statuses']}; "
-            f"sides {figures['sides']}; p50 {figures['latency_p50_ms']} ms, "
-            f"p99 {figures['latency_p99_ms']} ms"
+            f"sides {figures['sides']}; p50 {_ms(figures['latency_p50_ms'])}, "
+            f"p99 {_ms(figures['latency_p99_ms'])}"
         )
         if summary.last_error:
             self.stdout.write(f"last refusal: {summary.last_error}")
         line = replay.canary_line(deployment)
         if line:
             self.stdout.write(line)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} ms"

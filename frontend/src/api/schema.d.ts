@@ -4465,6 +4465,19 @@ export interface components {
             readonly promotion: components["schemas"]["Promotion"] | null;
             /** @description The plots a comment can be about (``chart`` of a comment): key and title. */
             readonly charts: components["schemas"]["Chart"][];
+            /** @description Canary releases of the candidate checkpoint, newest first: their reports sit beside this one. */
+            readonly canaries: components["schemas"]["ReportCanary"][];
+        };
+        ReportCanary: {
+            id: number;
+            /** @description The deployment's slug. */
+            deployment: string;
+            state: string;
+            reason: string;
+            /** @description The model version the canary tried. */
+            candidate: string;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description Unknown keys in a request body are an error, not silently dropped. */
         ReportCreateRequest: {

@@ -55,6 +55,12 @@ const REPORT = {
   authors_may_approve: false,
   candidate_checkpoint: 11,
   promotion: null,
+  canaries: [
+    {
+      id: 3, deployment: "sorter", state: "rolled_back", candidate: "sorter v2",
+      reason: "rolled back: pass rate failed", created_at: "2026-01-02T00:00:00Z",
+    },
+  ],
   charts: [
     { key: "success_by_level", title: "Success by difficulty" },
     { key: "worst_tasks", title: "Long tail" },
@@ -76,6 +82,9 @@ describe("Report page", () => {
     expect(within(table).getByText("improved")).toBeInTheDocument();
     expect(screen.getByRole("img", { name: "digits: success by difficulty" })).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Export HTML" })).toHaveAttribute("href", "/api/v1/reports/5/export/");
+    const canaries = screen.getByRole("list", { name: "Canary releases" });
+    expect(within(canaries).getByRole("link", { name: "Canary 3" })).toHaveAttribute("href", "/canaries/3");
+    expect(canaries).toHaveTextContent("rolled back: pass rate failed");
     expect(screen.getByLabelText("Review state")).toHaveTextContent("In review");
     // ada is not the author (grace is), so she may review although authors may not.
     expect(within(screen.getByRole("list", { name: "Comments" })).getByText("looking")).toBeInTheDocument();

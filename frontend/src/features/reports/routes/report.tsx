@@ -10,6 +10,7 @@ import { useReport, type Report } from "../api/reports";
 import { FamilyTable } from "../components/family-table";
 import { ProfilePlots } from "../components/profile-plots";
 import { PromotionPanel } from "../components/promotion-panel";
+import { ReportCanaries } from "../components/report-canaries";
 import { ReviewPanel } from "../components/review-panel";
 import "../reports.css";
 
@@ -79,6 +80,11 @@ export function ReportRoute() {
           <Card title="Promotion" description="A checkpoint is promoted only on the approved, newest version of its report.">
             <div className="card-body">
               <PromotionPanel report={report} />
+            </div>
+          </Card>
+          <Card title="Canary releases" description="Live releases of this checkpoint, judged by the verifiers: each canary's report says why it ended as it did.">
+            <div className="card-body">
+              <ReportCanaries report={report} />
             </div>
           </Card>
         </div>
