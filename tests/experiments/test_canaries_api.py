@@ -1,0 +1,149 @@
+"""Deployments and canaries refuse bad input with the field and the reason, and the canary's
+websocket streams it as it changes (no replicas run here: nothing is generated)."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import channel_layers
+from channels.testing import WebsocketCommunicator
+
+from crucible.accounts import services as accounts
+from crucible.asgi import application
+from experiments.models import Canary, CanaryState, Deployment, ModelVersion, Replica
+from experiments.services import canaries, deployments
+from tests.experiments.serving_setup import Served
+from tests.websockets import close_code
+
+pytestmark = pytest.mark.django_db(transaction=True)
+URL = "/api/v1/deployments/"
+ORIGIN = [(b"origin", b"http://127.0.0.1:8000")]
+
+
+def fields(response) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {e["field"]: e["message"] for e in response.json()["errors"]}
+
+
+@pytest.fixture
+def served(owner, team, tmp_path) -> Served:  # type: ignore[no-untyped-def]
+    made = Served(owner, tmp_path)
+    made.production(made.version(sft_steps=1, step=40))
+    return made
+
+
+@pytest.fixture
+def deployment(owner, team, served) -> Deployment:  # type: ignore[no-untyped-def]
+    return deployments.create(owner, team, name="Sorter", slug="sorter", registered_model=served.model)
+
+
+def test_a_deployment_refuses_bad_settings_and_a_taken_slug(api, team, served, deployment) -> None:  # type: ignore[no-untyped-def]
+    body = {"team": team.slug, "name": "Other", "slug": "sorter", "registered_model": served.model.pk}
+    assert "already exists" in fields(api.post(URL, body, format="json"))["slug"]
+    body |= {"slug": "other", "temperature": "hot"}
+    assert "valid number" in fields(api.post(URL, body, format="json"))["temperature"]
+    body |= {"temperature": 0.0, "timeout_s": 0, "max_queue": 0}
+    refused = fields(api.post(URL, body, format="json"))
+    assert set(refused) == {"timeout_s", "max_queue"}
+    assert "between" in refused["timeout_s"]
+    body = {"team": team.slug, "name": "X", "slug": "x", "registered_model": 10_000}
+    assert "no such registered model" in fields(api.post(URL, body, format="json"))["registered_model"]
+    changed = api.patch(f"{URL}sorter/", {"max_new_tokens": 24, "name": "Sorter 2"}, format="json")
+    assert changed.status_code == 200 and changed.json()["max_new_tokens"] == 24
+    bad_format = api.patch(f"{URL}sorter/", {"served_format": {"color": "red"}}, format="json")
+    assert "unknown keys" in fields(bad_format)["served_format"]
+    # A serving deployment is not deleted; a stopped one is, with its log.
+    assert api.delete(f"{URL}sorter/").status_code == 409
+    assert api.post(f"{URL}sorter/stop/").json()["status"] == "stopped"
+    assert api.delete(f"{URL}sorter/").status_code == 204
+    assert not Deployment.objects.exists()
+
+
+def test_a_canary_refuses_what_it_cannot_judge(api, owner, team, served, deployment) -> None:  # type: ignore[no-untyped-def]
+    candidate = served.version(sft_steps=1, step=80, promoted=False)
+
+    def start(**body):  # type: ignore[no-untyped-def]
+        return api.post(f"{URL}sorter/canary/", {"candidate": candidate.pk, **body}, format="json")
+
+    assert "already serving" in fields(start(candidate=deployment.version_id))["candidate"]
+    assert "does not exist" in fields(start(candidate=10_000))["candidate"]
+    other = ModelVersion.objects.create(
+        model=accounts_model(owner, team), number=1, base_model="tiny-digit-sort"
+    )
+    assert "deployment's model" in fields(start(candidate=other.pk))["candidate"]
+    assert "more traffic than the last" in fields(start(steps=[50, 25]))["steps[1]"]
+    assert "whole percent" in fields(start(steps=[5, 150]))["steps[1]"]
+    assert "between 0 and 1" in fields(start(guardrails={"max_pass_drop": 2}))[
+        "guardrails.max_pass_drop"
+    ]
+    assert "not a known guardrail" in fields(start(guardrails={"speed": 1}))["guardrails.speed"]
+    assert not Canary.objects.exists()  # nothing half-made
+
+    made = start(steps=[10, 50], guardrails={"min_samples": 20})
+    assert made.status_code == 201, made.json()
+    body = made.json()
+    assert (body["state"], body["share"], body["guardrails"]["min_samples"]) == ("running", 10, 20)
+    assert Replica.objects.filter(role="candidate", version=candidate).exists()
+    second = start()
+    assert second.status_code == 409 and "already has a canary" in fields(second)["deployment"]
+
+    canary_id = body["id"]
+    paused = api.post(f"/api/v1/canaries/{canary_id}/pause/", {"reason": "lunch"}, format="json")
+    assert (paused.json()["state"], paused.json()["reason"]) == ("paused", "lunch")
+    not_waiting = api.post(f"/api/v1/canaries/{canary_id}/decide/", {"decision": "proceed"})
+    assert not_waiting.status_code == 409 and "not waiting" in fields(not_waiting)["decision"]
+    resumed = api.post(f"/api/v1/canaries/{canary_id}/resume/")
+    assert resumed.json()["state"] == "running"
+    rolled = api.post(f"/api/v1/canaries/{canary_id}/decide/", {"decision": "rollback"})
+    assert rolled.json()["state"] == "rolled_back"
+    assert Replica.objects.get(role="candidate").state == "stopped"  # it never started
+    report = api.get(f"/api/v1/canaries/{canary_id}/report/").json()
+    assert report["history"][-1]["outcome"] == "rollback"
+    assert report["history"][-1]["decided_by"] == "owner"
+
+
+def accounts_model(owner, team):  # type: ignore[no-untyped-def]
+    from experiments.services import registry
+
+    return registry.create_model(owner, team, name="another")
+
+
+@pytest.fixture
+def in_memory_layer(settings):  # type: ignore[no-untyped-def]
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+def test_the_canary_socket_streams_each_change_and_turns_outsiders_away(
+    owner, team, outsider, served, deployment, in_memory_layer
+) -> None:  # type: ignore[no-untyped-def]
+    candidate = served.version(sft_steps=1, step=80, promoted=False)
+    canary = canaries.start(owner, deployment, candidate=candidate.pk, steps=[20, 40])
+    mine = accounts.create_token(owner, "ws").secret
+    theirs = accounts.create_token(outsider, "ws").secret
+
+    async def watch() -> tuple[dict, dict, int]:
+        socket = WebsocketCommunicator(
+            application, f"/ws/canaries/{canary.pk}/?token={mine}", headers=ORIGIN
+        )
+        assert (await socket.connect(timeout=5))[0]
+        assert (await socket.receive_json_from(timeout=5))["type"] == "hello"
+        first = await socket.receive_json_from(timeout=5)
+        await database_sync_to_async(canaries.pause)(canary, "checking the socket")
+        second = await socket.receive_json_from(timeout=5)
+        await socket.disconnect()
+        stranger = WebsocketCommunicator(
+            application, f"/ws/canaries/{canary.pk}/?token={theirs}", headers=ORIGIN
+        )
+        await stranger.connect(timeout=5)
+        return first, second, await close_code(stranger)
+
+    first, second, code = async_to_sync(watch)()
+    assert first["type"] == "canary" and first["canary"]["state"] == "running"
+    assert first["canary"]["steps"] == [20, 40]
+    assert second["canary"]["state"] == CanaryState.PAUSED
+    assert second["canary"]["reason"] == "checking the socket"
+    assert second["canary"]["revision"] > first["canary"]["revision"]
+    assert code == 4403
