@@ -282,8 +282,8 @@ def _close_step(canary: Canary, outcome: str, user: AbstractBaseUser | None, why
 def promote(canary: Canary, user: AbstractBaseUser | None) -> None:
     """Make the candidate production: the alias, the deployment, and its replica's role."""
     deployment = canary.deployment
-    actor = user or canary.created_by
-    registry.set_alias(actor, canary.candidate, registry.PRODUCTION) if actor else None
+    # The alias moves even when nobody is left to name (the starter's account was removed).
+    registry.set_alias(user or canary.created_by, canary.candidate, registry.PRODUCTION)
     old = deployments.live_replica(deployment, ReplicaRole.PRODUCTION)
     deployment.version = canary.candidate
     deployment.updated_at = timezone.now()

@@ -272,7 +272,7 @@ def alias_refusal(version: ModelVersion, alias: str) -> str | None:
     return None
 
 
-def set_alias(user: AbstractBaseUser, version: ModelVersion, alias: str) -> ModelAlias:
+def set_alias(user: AbstractBaseUser | None, version: ModelVersion, alias: str) -> ModelAlias:
     """Point ``alias`` of the version's model at ``version``, moving it if it points elsewhere."""
     alias = _checked_alias(alias)
     why = alias_refusal(version, alias)
