@@ -241,11 +241,10 @@ class DeploymentSerializer(serializers.ModelSerializer):
         return None if found is None else dict(CanarySerializer(found).data)
 
 
-class DeploymentWriteSerializer(StrictSerializer):
-    team = serializers.SlugField(required=False, help_text="Default: your only team.")
-    name = serializers.CharField(max_length=120)
-    slug = serializers.SlugField(max_length=60)
-    registered_model = serializers.IntegerField(help_text="Its production version is served.")
+class DeploymentPatchSerializer(StrictSerializer):
+    """What may change on a deployment: its name and how it generates."""
+
+    name = serializers.CharField(max_length=120, required=False)
     served_format = serializers.JSONField(
         required=False, help_text="What the deployment states about its prompt format."
     )
@@ -256,14 +255,13 @@ class DeploymentWriteSerializer(StrictSerializer):
     max_batch = serializers.IntegerField(required=False)
 
 
-class DeploymentPatchSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=120, required=False)
-    served_format = serializers.JSONField(required=False)
-    max_new_tokens = serializers.IntegerField(required=False)
-    temperature = serializers.FloatField(required=False)
-    timeout_s = serializers.FloatField(required=False)
-    max_queue = serializers.IntegerField(required=False)
-    max_batch = serializers.IntegerField(required=False)
+class DeploymentWriteSerializer(DeploymentPatchSerializer):
+    """A new deployment: what it serves and in which team, with the settings a patch may change."""
+
+    team = serializers.SlugField(required=False, help_text="Default: your only team.")
+    name = serializers.CharField(max_length=120)
+    slug = serializers.SlugField(max_length=60)
+    registered_model = serializers.IntegerField(help_text="Its production version is served.")
 
 
 class ServePromptSerializer(StrictSerializer):

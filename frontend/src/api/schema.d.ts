@@ -2472,14 +2472,9 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /** @description A new deployment: what it serves and in which team, with the settings a patch may change. */
         DeploymentWriteRequest: {
-            /** @description Default: your only team. */
-            team?: string;
             name: string;
-            slug: string;
-            /** @description Its production version is served. */
-            registered_model: number;
             /** @description What the deployment states about its prompt format. */
             served_format?: unknown;
             max_new_tokens?: number;
@@ -2489,6 +2484,11 @@ export interface components {
             timeout_s?: number;
             max_queue?: number;
             max_batch?: number;
+            /** @description Default: your only team. */
+            team?: string;
+            slug: string;
+            /** @description Its production version is served. */
+            registered_model: number;
         };
         Devices: {
             /**
@@ -3854,9 +3854,10 @@ export interface components {
             description?: string;
             config?: components["schemas"]["CurriculumConfigRequest"];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /** @description What may change on a deployment: its name and how it generates. */
         PatchedDeploymentPatchRequest: {
             name?: string;
+            /** @description What the deployment states about its prompt format. */
             served_format?: unknown;
             max_new_tokens?: number;
             /** Format: double */
