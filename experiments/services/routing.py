@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from crucible.accounts.models import Team
 from tasks_app.services import pinning
@@ -54,9 +55,17 @@ def route(deployment: Deployment) -> Route:
 
 
 def forget(deployment_id: int) -> None:
-    """Read the deployment's route again on its next request (it changed here)."""
-    with _lock:
-        _routes.pop(deployment_id, None)
+    """Read the deployment's route again on its next request (it changed here).
+
+    Forgotten now and again when the change commits: a request served in between (another
+    thread of this process) would otherwise read the old route and keep it for a second."""
+
+    def drop() -> None:
+        with _lock:
+            _routes.pop(deployment_id, None)
+
+    drop()
+    transaction.on_commit(drop)
 
 
 _known_verifiers: set[tuple[int, int]] = set()
