@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import http.client
 import itertools
-import json
 import threading
 import time
 from collections import Counter
@@ -20,7 +19,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+
+from experiments import keepalive
 
 
 @dataclass(frozen=True)
@@ -78,53 +78,20 @@ class Summary:
         }
 
 
-_connections = threading.local()
-
-
 def post(url: str, token: str, body: dict[str, Any], timeout: float = 60.0) -> Result:
-    """POST ``body`` on this thread's kept-alive connection to the URL's host (as a client
-    library would); a connection the server closed is opened again."""
-    parts = urlsplit(url)
-    pool: dict[str, http.client.HTTPConnection] = _connections.__dict__.setdefault("pool", {})
-    data = json.dumps(body).encode()
-    headers = {
-        "Content-Type": "application/json",
-        "Authorization": f"Bearer {token}",
-        "Content-Length": str(len(data)),
-    }
+    """POST ``body`` as a client library would (a kept-alive connection per thread)."""
     started = time.perf_counter()
-    for attempt in (0, 1):
-        connection = pool.get(parts.netloc)
-        if connection is None:
-            connection = pool[parts.netloc] = http.client.HTTPConnection(
-                parts.hostname, parts.port, timeout=timeout
-            )
-        try:
-            connection.request("POST", parts.path, body=data, headers=headers)
-            answer = connection.getresponse()
-            raw = answer.read()
-        except (http.client.HTTPException, OSError) as lost:
-            connection.close()
-            pool.pop(parts.netloc, None)
-            if attempt == 0 and isinstance(
-                lost, http.client.RemoteDisconnected | BrokenPipeError | ConnectionResetError
-            ):
-                continue
-            latency = (time.perf_counter() - started) * 1000
-            return Result(0, latency, detail=f"{type(lost).__name__}: {lost}"[:200])
-        if answer.will_close:
-            connection.close()
-            pool.pop(parts.netloc, None)
+    auth = {"Authorization": f"Bearer {token}"}
+    try:
+        answer = keepalive.post_json(url, body, timeout=timeout, headers=auth)
+    except (http.client.HTTPException, OSError) as lost:
         latency = (time.perf_counter() - started) * 1000
-        try:
-            found = json.loads(raw)
-        except ValueError:
-            found = {}
-        found = found if isinstance(found, dict) else {}
-        if answer.status == 200:
-            return Result(200, latency, str(found.get("side", "")))
-        return Result(answer.status, latency, detail=str(found.get("detail", ""))[:200])
-    raise AssertionError("unreachable")
+        return Result(0, latency, detail=f"{type(lost).__name__}: {lost}"[:200])
+    latency = (time.perf_counter() - started) * 1000
+    found = answer.json()
+    if answer.status == 200:
+        return Result(200, latency, str(found.get("side", "")))
+    return Result(answer.status, latency, detail=str(found.get("detail", ""))[:200])
 
 
 def send(

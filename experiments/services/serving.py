@@ -25,17 +25,16 @@ import hashlib
 import http.client
 import json
 import logging
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 
 from tasks_app.services.errors import field_errors
 
+from .. import keepalive
 from ..model_format import ModelFormat, differences
 from ..models import (
     Canary,
@@ -248,51 +247,16 @@ def _routable_canary(deployment: Deployment, canary: Canary | None) -> Canary | 
 
 def _forward(deployment: Deployment, replica: Replica, payload: dict[str, Any]) -> Outcome:
     try:
-        status, body, retry = _post(replica.address, payload, deployment.timeout_s + 5)
+        answer = keepalive.post_json(
+            f"{replica.address}/generate", payload, timeout=deployment.timeout_s + 5
+        )
     except TimeoutError:
         return Outcome(504, {"detail": f"no answer within {deployment.timeout_s:g} s"})
     except (OSError, http.client.HTTPException) as lost:
         why = f"the {replica.role} replica's worker is gone ({type(lost).__name__}: {lost})"
         return Outcome(503, {"detail": why, "lost": True}, {"Retry-After": "5"})
-    return Outcome(status, _json(body), {"Retry-After": retry} if retry else {})
-
-
-_connections = threading.local()
-
-
-def _post(address: str, payload: dict[str, Any], timeout: float) -> tuple[int, bytes, str]:
-    """POST ``payload`` to ``address/generate`` on this thread's kept-alive connection to
-    it (a connection the replica closed while idle is opened again, once)."""
-    pool: dict[str, http.client.HTTPConnection] = _connections.__dict__.setdefault("pool", {})
-    data = json.dumps(payload).encode()
-    headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
-    for attempt in (0, 1):
-        connection = pool.get(address)
-        reused = connection is not None
-        if connection is None:
-            parsed = urlsplit(address)
-            connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=timeout)
-            pool[address] = connection
-        connection.timeout = timeout
-        try:
-            connection.request("POST", "/generate", body=data, headers=headers)
-            answer = connection.getresponse()
-            body = answer.read()
-        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-            connection.close()
-            pool.pop(address, None)
-            if reused and attempt == 0:
-                continue  # closed while idle: the request never reached it
-            raise
-        except BaseException:
-            connection.close()
-            pool.pop(address, None)
-            raise
-        if answer.will_close:
-            connection.close()
-            pool.pop(address, None)
-        return answer.status, body, answer.getheader("Retry-After") or ""
-    raise AssertionError("unreachable")
+    retry = answer.retry_after
+    return Outcome(answer.status, _json(answer.body), {"Retry-After": retry} if retry else {})
 
 
 def _json(raw: bytes) -> dict[str, Any]:
@@ -311,7 +275,8 @@ def _shadow(canary: Canary, payload: dict[str, Any], meta: dict[str, Any]) -> No
                  "received_at": time.time(), "side": ReplicaRole.CANDIDATE}  # fmt: skip
     copy = {**payload, "shadow": True, "meta": copy_meta}
     try:
-        _post(canary.replica.address, copy, SHADOW_TIMEOUT_S)  # a 503 (queue full) drops it
+        # A 503 (the candidate's queue is full) drops the copy.
+        keepalive.post_json(f"{canary.replica.address}/generate", copy, timeout=SHADOW_TIMEOUT_S)
     except TimeoutError:
         pass  # the copy may still be answered; production has answered
     except (OSError, http.client.HTTPException) as lost:
