@@ -8,7 +8,7 @@ import { useRegisteredModels } from "@/lib/registry";
 
 import { useCreateDeployment } from "../api/deployments";
 import { slugify } from "../lib/format";
-import { FormAlert, FormField } from "./form-field";
+import { FormAlert, FormField } from "@/components/ui/form-field";
 
 const SHOWN = new Set(["name", "slug", "registered_model"]);
 

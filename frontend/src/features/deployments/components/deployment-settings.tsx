@@ -7,7 +7,7 @@ import { fieldErrors } from "@/lib/field-errors";
 
 import { useUpdateDeployment } from "../api/deployments";
 import type { Deployment } from "../api/types";
-import { FormAlert, FormField } from "./form-field";
+import { FormAlert, FormField } from "@/components/ui/form-field";
 
 type Key = "max_new_tokens" | "temperature" | "timeout_s" | "max_queue" | "max_batch";
 

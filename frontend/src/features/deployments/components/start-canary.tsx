@@ -7,7 +7,7 @@ import { fieldErrors } from "@/lib/field-errors";
 import { useModelVersions, useStartCanary } from "../api/canaries";
 import type { CanaryMode, Deployment, GuardrailInput } from "../api/types";
 import { defaultSteps, parseSteps } from "../lib/format";
-import { FormAlert, FormField } from "./form-field";
+import { FormAlert, FormField } from "@/components/ui/form-field";
 
 type GuardrailKey = keyof Omit<GuardrailInput, "alpha">;
 

@@ -1,5 +1,5 @@
 import type { PoolVersion, Verifier } from "../api/types";
-import { FormField } from "./form-field";
+import { FormField } from "@/components/ui/form-field";
 import { newRow, type FamilyRow } from "./form-state";
 
 type ErrorFor = (path: string) => string | undefined;
@@ -46,7 +46,7 @@ function Row({
   const toId = (text: string) => (text ? Number(text) : null);
   return (
     <fieldset className="es-family" aria-label={`Family ${index + 1}`}>
-      <FormField label="Pool version" help="Its held-out split is evaluated." error={at("pool_version")} disabled={disabled}>
+      <FormField className="es-field" label="Pool version" hint="Its held-out split is evaluated." error={at("pool_version")} disabled={disabled}>
         {(control) => (
           <select {...control} className="select" value={row.poolVersion ?? ""} onChange={(e) => onChange({ ...row, poolVersion: toId(e.target.value) })}>
             <option value="">Choose a pool version…</option>
@@ -58,14 +58,14 @@ function Row({
           </select>
         )}
       </FormField>
-      <FormField label="Verifier version" error={at("verifier_version")} disabled={disabled}>
+      <FormField className="es-field" label="Verifier version" error={at("verifier_version")} disabled={disabled}>
         {(control) => (
           <select {...control} className="select" value={row.verifierVersion ?? ""} onChange={(e) => onChange({ ...row, verifierVersion: toId(e.target.value) })}>
             <VerifierOptions verifiers={verifiers} value={row.verifierVersion} />
           </select>
         )}
       </FormField>
-      <FormField label="Threshold (points)" help="A drop past it is a regression." error={at("threshold_pts")} disabled={disabled}>
+      <FormField className="es-field" label="Threshold (points)" hint="A drop past it is a regression." error={at("threshold_pts")} disabled={disabled}>
         {(control) => (
           <input {...control} className="input" inputMode="decimal" value={row.threshold} onChange={(e) => onChange({ ...row, threshold: e.target.value })} />
         )}

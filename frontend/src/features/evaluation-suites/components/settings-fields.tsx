@@ -1,4 +1,4 @@
-import { FormField } from "./form-field";
+import { FormField } from "@/components/ui/form-field";
 import type { Settings } from "./form-state";
 
 const FIELDS: { key: keyof Settings; path: string; label: string; help: string }[] = [
@@ -24,7 +24,7 @@ export function SettingsFields({
   return (
     <div className="es-settings">
       {FIELDS.map((field) => (
-        <FormField key={field.key} label={field.label} help={field.help} error={errorFor(field.path)} disabled={disabled}>
+        <FormField key={field.key} label={field.label} hint={field.help} error={errorFor(field.path)} disabled={disabled}>
           {(control) => (
             <input
               {...control}

@@ -2,8 +2,8 @@ import { useState, type FormEvent } from "react";
 
 import type { EvaluationSuite, PoolVersion, SuiteInput, SuitePatch, Verifier } from "../api/types";
 import { FamilyRows } from "./family-rows";
-import { FormAlert } from "./form-alert";
-import { FormField } from "./form-field";
+import { FormAlert } from "@/components/ui/form-field";
+import { FormField } from "@/components/ui/form-field";
 import { familiesChosen, shownFamilyOrSetting, stateFromSuite, suiteBody, type SuiteState } from "./form-state";
 import { SettingsFields } from "./settings-fields";
 
@@ -44,10 +44,10 @@ export function SuiteForm({
     <form className="card-body stack" onSubmit={submit} aria-label="Evaluation suite" noValidate>
       <FormAlert messages={messages} />
       <div className="form-row" style={{ alignItems: "flex-start" }}>
-        <FormField label="Name" error={errorFor("name")} className="es-name">
+        <FormField className="es-field es-name" label="Name" error={errorFor("name")}>
           {(control) => <input {...control} className="input" value={state.name} placeholder="Held-out core" onChange={(e) => set({ name: e.target.value })} />}
         </FormField>
-        <FormField label="Description" error={errorFor("description")}>
+        <FormField className="es-field" label="Description" error={errorFor("description")}>
           {(control) => <input {...control} className="input" value={state.description} onChange={(e) => set({ description: e.target.value })} />}
         </FormField>
       </div>

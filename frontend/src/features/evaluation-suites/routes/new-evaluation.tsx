@@ -11,8 +11,8 @@ import { useSuites } from "../api/get-suites";
 import { useStartEvaluation } from "../api/start-evaluation";
 import type { EvaluationInput, EvaluationSuite, PoolVersion, Verifier } from "../api/types";
 import { FamilyRows } from "../components/family-rows";
-import { FormAlert } from "../components/form-alert";
-import { FormField } from "../components/form-field";
+import { FormAlert } from "@/components/ui/form-field";
+import { FormField } from "@/components/ui/form-field";
 import {
   DEFAULT_SETTINGS,
   familiesBody,
@@ -85,11 +85,11 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
       <FormAlert messages={other} />
       <Choice legend="Evaluate" value={subject} options={[["checkpoint", "A checkpoint"], ["model", "A base model"]]} onChange={setSubject} />
       {subject === "checkpoint" ? (
-        <FormField label="Checkpoint id" help="On a run's Checkpoints tab." error={errorFor("checkpoint")}>
+        <FormField className="es-field" label="Checkpoint id" hint="On a run's Checkpoints tab." error={errorFor("checkpoint")}>
           {(control) => <input {...control} className="input" inputMode="numeric" value={checkpoint} onChange={(e) => setCheckpoint(e.target.value)} />}
         </FormField>
       ) : (
-        <FormField label="Base model" help={models.data?.detail || "A model of the catalogue."} error={errorFor("model")}>
+        <FormField className="es-field" label="Base model" hint={models.data?.detail || "A model of the catalogue."} error={errorFor("model")}>
           {(control) => (
             <>
               <input {...control} className="input" list="es-models" value={model} onChange={(e) => setModel(e.target.value)} />
@@ -103,8 +103,9 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
       <Choice legend="On" value={source} options={[["suite", "From a suite"], ["families", "Chosen families"]]} onChange={setSource} />
       {source === "suite" ? (
         <FormField
+          className="es-field"
           label="Evaluation suite"
-          help={suites.length ? undefined : <>No suite yet: <Link to="/evaluation-suites/new">save one</Link>.</>}
+          hint={suites.length ? undefined : <>No suite yet: <Link to="/evaluation-suites/new">save one</Link>.</>}
           error={errorFor("suite")}
         >
           {(control) => (
