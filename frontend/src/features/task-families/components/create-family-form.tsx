@@ -1,9 +1,11 @@
 import { useState, type FormEvent } from "react";
 
+import { FormAlert } from "@/components/ui/form-field";
+
 import type { Family, FamilyKind } from "../api/types";
 import { useCreateFamily } from "../api/create-family";
 
-import { FieldError, FormErrors, InputField } from "./form-fields";
+import { FieldError, InputField } from "./form-fields";
 import { fieldErrors, otherErrors, paramErrors } from "./field-errors";
 import { defaultParams, ParamsForm, type Params } from "./params-form";
 
@@ -104,7 +106,7 @@ export function CreateFamilyForm({
 
   return (
     <form className="stack" onSubmit={submit} aria-label="New task family">
-      <FormErrors messages={general} />
+      <FormAlert messages={general} />
       <div className="form-row" style={{ alignItems: "flex-start" }}>
         <InputField
           id="family-name"

@@ -1,11 +1,13 @@
 import { useState, type FormEvent } from "react";
 
+import { FormAlert } from "@/components/ui/form-field";
+
 import { useUpdateFamily, type UpdateFamilyInput } from "../api/update-family";
 import type { Family, FamilyKind } from "../api/types";
 
 import { HeldOutField, KindSummary } from "./create-family-form";
 import { fieldErrors, otherErrors, paramErrors } from "./field-errors";
-import { FormErrors, InputField } from "./form-fields";
+import { InputField } from "./form-fields";
 import { defaultParams, ParamsForm, type Params } from "./params-form";
 
 const SHOWN = new Set(["name", "kind", "description", "held_out_fraction", "prompt_template"]);
@@ -56,7 +58,7 @@ export function FamilySettingsForm({
 
   return (
     <form className="card-body stack" onSubmit={submit} aria-label="Family settings">
-      <FormErrors messages={general} />
+      <FormAlert messages={general} />
       <div className="form-row" style={{ alignItems: "flex-start" }}>
         <InputField id="settings-name" label="Name" value={name} error={errors.name} onChange={setName} />
         <InputField

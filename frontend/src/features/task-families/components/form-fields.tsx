@@ -9,18 +9,6 @@ export function FieldError({ message, id }: { message?: string; id: string }) {
   ) : null;
 }
 
-/** Messages no field of the form shows, in one alert above it. */
-export function FormErrors({ messages }: { messages: string[] }) {
-  if (messages.length === 0) return null;
-  return (
-    <div className="alert alert-error" role="alert">
-      {messages.map((m) => (
-        <div key={m}>{m}</div>
-      ))}
-    </div>
-  );
-}
-
 /** A labelled text or number input with its hint and the server's message about it. */
 export function InputField({
   id,

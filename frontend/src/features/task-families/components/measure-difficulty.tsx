@@ -3,6 +3,7 @@ import { Link } from "react-router";
 
 import { QueryPlaceholder } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/lib/format";
+import { FormAlert } from "@/components/ui/form-field";
 
 import { useAvailableModels, type AvailableModel } from "../api/get-available-models";
 import { isActiveJob, usePoolJobs } from "../api/get-pool-jobs";
@@ -10,7 +11,7 @@ import { useStartGrading, type StartGradingInput } from "../api/start-grading";
 import type { JobStatus, PoolJob } from "../api/types";
 
 import { fieldErrors, otherErrors } from "./field-errors";
-import { FieldError, FormErrors, InputField } from "./form-fields";
+import { FieldError, InputField } from "./form-fields";
 
 const SHOWN = new Set(["model_path", "k", "temperature", "max_new_tokens", "levels"]);
 
@@ -188,7 +189,7 @@ export function MeasureDifficulty({ versionId, familyId }: { versionId: number; 
             {start.isPending ? "Queueing…" : "Measure difficulty"}
           </button>
         </div>
-        <FormErrors messages={general} />
+        <FormAlert messages={general} />
       </form>
       <div className="tf-jobs">
         <div className="tf-jobs-heading">
