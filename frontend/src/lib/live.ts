@@ -3,6 +3,8 @@
 import type { QueryClient, QueryKey } from "@tanstack/react-query";
 import { createContext, useContext, useSyncExternalStore } from "react";
 
+import { ReconnectingSocket, socketUrl } from "./socket";
+
 export type LiveStatus = "connecting" | "live" | "offline";
 
 export type LiveEvent = { type: string; [key: string]: unknown };
@@ -23,15 +25,8 @@ export type LiveClientOptions = {
   flushDelay?: number;
 };
 
-export function liveUrl(location: Pick<Location, "protocol" | "host"> = window.location): string {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}/ws/events/`;
-}
-
-/** 1 s, 2 s, 4 s ... capped at 30 s, with up to 25 % jitter so tabs do not reconnect in step. */
-export function defaultBackoff(attempt: number): number {
-  const base = Math.min(30_000, 1_000 * 2 ** attempt);
-  return base + Math.random() * base * 0.25;
+export function liveUrl(location?: Pick<Location, "protocol" | "host">): string {
+  return socketUrl("/ws/events/", location);
 }
 
 /** Messages about the connection itself, which say nothing about any data. */
@@ -61,40 +56,35 @@ export function parseEvent(data: unknown): LiveEvent | null {
 
 export class LiveClient {
   private status: LiveStatus = "offline";
-  private socket: WebSocket | null = null;
-  private attempt = 0;
-  private running = false;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly socket: ReconnectingSocket;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private pending = new Map<string, QueryKey>();
   private statusListeners = new Set<() => void>();
   private eventListeners = new Set<(event: LiveEvent) => void>();
-  private readonly options: Required<Omit<LiveClientOptions, "url" | "onUnauthenticated">> &
-    Pick<LiveClientOptions, "url" | "onUnauthenticated">;
+  private readonly options: Required<Pick<LiveClientOptions, "queryClient" | "invalidates" | "flushDelay">>;
 
-  constructor(options: LiveClientOptions) {
-    this.options = {
-      invalidates: {},
-      createSocket: (url) => new WebSocket(url),
-      backoff: defaultBackoff,
-      flushDelay: 150,
-      ...options,
-    };
+  constructor({ queryClient, invalidates = {}, flushDelay = 150, url, onUnauthenticated, ...rest }: LiveClientOptions) {
+    this.options = { queryClient, invalidates, flushDelay };
+    this.socket = new ReconnectingSocket({
+      ...rest,
+      url: () => url ?? liveUrl(),
+      onData: (data) => {
+        const event = parseEvent(data);
+        if (event) this.handle(event);
+      },
+      onStatus: (status) => this.setStatus(status === "closed" ? "offline" : status),
+      // Retrying cannot help; the app re-checks the session and leaves for /login.
+      finalCodes: new Set([CLOSE_UNAUTHENTICATED]),
+      onFinal: () => onUnauthenticated?.(),
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.connect();
+    this.socket.start();
   }
 
   stop(): void {
-    this.running = false;
-    clearTimeout(this.retryTimer);
-    const socket = this.socket;
-    this.socket = null;
-    socket?.close();
-    this.setStatus("offline");
+    this.socket.stop();
   }
 
   getStatus = (): LiveStatus => this.status;
@@ -108,40 +98,6 @@ export class LiveClient {
   onEvent(listener: (event: LiveEvent) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
-  }
-
-  private connect(): void {
-    this.setStatus("connecting");
-    const socket = this.options.createSocket(this.options.url ?? liveUrl());
-    this.socket = socket;
-    socket.onopen = () => {
-      this.attempt = 0;
-      this.setStatus("live");
-    };
-    socket.onmessage = (message: MessageEvent) => {
-      const event = parseEvent(message.data);
-      if (event) this.handle(event);
-    };
-    socket.onclose = (event: CloseEvent) => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      this.setStatus("offline");
-      if (event.code === CLOSE_UNAUTHENTICATED) {
-        // Retrying cannot help; the app re-checks the session and leaves for /login.
-        this.running = false;
-        this.options.onUnauthenticated?.();
-        return;
-      }
-      if (this.running) this.scheduleReconnect();
-    };
-  }
-
-  private scheduleReconnect(): void {
-    const delay = this.options.backoff(this.attempt);
-    this.attempt += 1;
-    this.retryTimer = setTimeout(() => {
-      if (this.running) this.connect();
-    }, delay);
   }
 
   private handle(event: LiveEvent): void {

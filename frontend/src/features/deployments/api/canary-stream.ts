@@ -4,12 +4,13 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 
-import { CLOSE_UNAUTHENTICATED, defaultBackoff } from "@/lib/live";
+import { CLOSE_UNAUTHENTICATED } from "@/lib/live";
+import { ReconnectingSocket, socketUrl, type SocketStatus } from "@/lib/socket";
 
 import { canaryKey, canaryOptions } from "./canaries";
 import type { Canary } from "./types";
 
-export type CanaryStreamStatus = "connecting" | "live" | "closed";
+export type CanaryStreamStatus = SocketStatus;
 
 /** Not the caller's canary, or no such canary, or signed out: retrying cannot help. */
 const FINAL_CLOSE_CODES = new Set([CLOSE_UNAUTHENTICATED, 4403, 4404]);
@@ -23,9 +24,8 @@ export type CanaryStreamOptions = {
   location?: Pick<Location, "protocol" | "host">;
 };
 
-export function canaryStreamUrl(id: number, location: Pick<Location, "protocol" | "host"> = window.location): string {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}/ws/canaries/${id}/`;
+export function canaryStreamUrl(id: number, location?: Pick<Location, "protocol" | "host">): string {
+  return socketUrl(`/ws/canaries/${id}/`, location);
 }
 
 /** The canary a frame carries, or null for anything else (hello, pong, not JSON). */
@@ -42,86 +42,18 @@ export function canaryFromFrame(data: unknown): Canary | null {
   return null;
 }
 
-export class CanaryStream {
-  private socket: WebSocket | null = null;
-  private running = false;
-  private attempt = 0;
-  private status: CanaryStreamStatus = "closed";
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly options: CanaryStreamOptions & Required<Pick<CanaryStreamOptions, "createSocket" | "backoff">>;
-
-  constructor(options: CanaryStreamOptions) {
-    this.options = {
+/** The canary's socket: each frame that carries the canary goes to `onCanary`. */
+export class CanaryStream extends ReconnectingSocket {
+  constructor({ canaryId, onCanary, location, ...options }: CanaryStreamOptions) {
+    super({
       ...options,
-      createSocket: options.createSocket ?? ((url) => new WebSocket(url)),
-      backoff: options.backoff ?? defaultBackoff,
-    };
-  }
-
-  getStatus(): CanaryStreamStatus {
-    return this.status;
-  }
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.connect();
-  }
-
-  stop(): void {
-    this.running = false;
-    clearTimeout(this.retryTimer);
-    const socket = this.socket;
-    this.socket = null;
-    socket?.close();
-    this.setStatus("closed");
-  }
-
-  private connect(): void {
-    this.setStatus("connecting");
-    let socket: WebSocket;
-    try {
-      socket = this.options.createSocket(canaryStreamUrl(this.options.canaryId, this.options.location));
-    } catch {
-      this.setStatus("closed");
-      this.scheduleReconnect();
-      return;
-    }
-    this.socket = socket;
-    socket.onopen = () => {
-      this.attempt = 0;
-      this.setStatus("live");
-    };
-    socket.onmessage = (message: MessageEvent) => {
-      const canary = canaryFromFrame(message.data);
-      if (canary) this.options.onCanary(canary);
-    };
-    socket.onclose = (event: CloseEvent) => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      this.setStatus("closed");
-      if (!this.running) return;
-      if (FINAL_CLOSE_CODES.has(event.code)) {
-        this.running = false;
-        return;
-      }
-      this.scheduleReconnect();
-    };
-  }
-
-  private scheduleReconnect(): void {
-    clearTimeout(this.retryTimer);
-    const delay = this.options.backoff(this.attempt);
-    this.attempt += 1;
-    this.retryTimer = setTimeout(() => {
-      if (this.running && !this.socket) this.connect();
-    }, delay);
-  }
-
-  private setStatus(status: CanaryStreamStatus): void {
-    if (status === this.status) return;
-    this.status = status;
-    this.options.onStatus?.(status);
+      url: () => canaryStreamUrl(canaryId, location),
+      onData: (data) => {
+        const canary = canaryFromFrame(data);
+        if (canary) onCanary(canary);
+      },
+      finalCodes: FINAL_CLOSE_CODES,
+    });
   }
 }
 

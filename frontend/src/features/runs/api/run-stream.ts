@@ -1,7 +1,8 @@
 // One websocket per open run page: the run's metric points as they are written, each frame
 // with a sequence number. A reconnect resumes after the last frame received (no gap, no
 // duplicate); a hidden tab pauses the stream and resumes from the same place when shown.
-import { CLOSE_UNAUTHENTICATED, defaultBackoff } from "@/lib/live";
+import { CLOSE_UNAUTHENTICATED } from "@/lib/live";
+import { defaultBackoff } from "@/lib/socket";
 
 import type { Columns } from "../lib/metric-series";
 
