@@ -180,7 +180,7 @@ class CanarySerializer(serializers.ModelSerializer):
         fields = [
             "id", "deployment", "production", "candidate", "mode", "steps", "step", "share",
             "state", "reason", "guardrails", "analysis", "history", "series", "revision",
-            "replica", "created_by", "created_at", "finished_at",
+            "shadow_dropped", "replica", "created_by", "created_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
 

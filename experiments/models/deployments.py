@@ -149,6 +149,8 @@ class Canary(models.Model):
     """Pass rates per side and the confidence interval over time, for the live chart."""
     revision = models.PositiveIntegerField(default=0)
     """Bumped on every change: the canary's websocket follows it."""
+    shadow_dropped = models.PositiveIntegerField(default=0)
+    """Shadow copies the candidate refused (its queue was full): answers its side lacks."""
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -28,6 +28,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from crucible.accounts.services import record
@@ -424,6 +425,12 @@ def candidate_lost(canary: Canary, why: str) -> None:
 # --- the report ------------------------------------------------------------------------------
 
 
+def shadow_dropped(canary: Canary) -> None:
+    """Count a shadow copy the candidate refused: the canary shows how many answers its
+    candidate side lacks (busy moments are under-represented in its sample)."""
+    Canary.objects.filter(pk=canary.pk).update(shadow_dropped=F("shadow_dropped") + 1)
+
+
 def report(canary: Canary) -> dict[str, Any]:
     """What the canary did and why, beside the evaluation reports of both versions."""
     production, candidate = canary.production, canary.candidate
@@ -441,6 +448,7 @@ def report(canary: Canary) -> dict[str, Any]:
         "candidate": _version_ref(candidate),
         "history": canary.history,
         "current": canary.analysis,
+        "shadow_dropped": canary.shadow_dropped,
     }
 
 

@@ -275,8 +275,11 @@ def _shadow(canary: Canary, payload: dict[str, Any], meta: dict[str, Any]) -> No
                  "received_at": time.time(), "side": ReplicaRole.CANDIDATE}  # fmt: skip
     copy = {**payload, "shadow": True, "meta": copy_meta}
     try:
-        # A 503 (the candidate's queue is full) drops the copy.
-        keepalive.post_json(f"{canary.replica.address}/generate", copy, timeout=SHADOW_TIMEOUT_S)
+        answer = keepalive.post_json(
+            f"{canary.replica.address}/generate", copy, timeout=SHADOW_TIMEOUT_S
+        )
+        if answer.status == 503:  # the candidate's queue is full: the copy is dropped
+            canaries.shadow_dropped(canary)
     except TimeoutError:
         pass  # the copy may still be answered; production has answered
     except (OSError, http.client.HTTPException) as lost:

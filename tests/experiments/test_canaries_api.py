@@ -3,16 +3,29 @@ websocket streams it as it changes (no replicas run here: nothing is generated).
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
+from django.utils import timezone
 
 from crucible.accounts import services as accounts
 from crucible.asgi import application
-from experiments.models import Canary, CanaryState, Deployment, ModelVersion, Replica
-from experiments.services import canaries, deployments
+from experiments.models import (
+    Canary,
+    CanaryState,
+    Deployment,
+    ModelVersion,
+    Replica,
+    ReplicaState,
+)
+from experiments.services import canaries, deployments, routing
 from tests.experiments.serving_setup import Served
 from tests.websockets import close_code
 
@@ -34,11 +47,18 @@ def served(owner, team, tmp_path) -> Served:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def deployment(owner, team, served) -> Deployment:  # type: ignore[no-untyped-def]
-    return deployments.create(owner, team, name="Sorter", slug="sorter", registered_model=served.model)
+    return deployments.create(
+        owner, team, name="Sorter", slug="sorter", registered_model=served.model
+    )
 
 
 def test_a_deployment_refuses_bad_settings_and_a_taken_slug(api, team, served, deployment) -> None:  # type: ignore[no-untyped-def]
-    body = {"team": team.slug, "name": "Other", "slug": "sorter", "registered_model": served.model.pk}
+    body = {
+        "team": team.slug,
+        "name": "Other",
+        "slug": "sorter",
+        "registered_model": served.model.pk,
+    }
     assert "already exists" in fields(api.post(URL, body, format="json"))["slug"]
     body |= {"slug": "other", "temperature": "hot"}
     assert "valid number" in fields(api.post(URL, body, format="json"))["temperature"]
@@ -47,7 +67,9 @@ def test_a_deployment_refuses_bad_settings_and_a_taken_slug(api, team, served, d
     assert set(refused) == {"timeout_s", "max_queue"}
     assert "between" in refused["timeout_s"]
     body = {"team": team.slug, "name": "X", "slug": "x", "registered_model": 10_000}
-    assert "no such registered model" in fields(api.post(URL, body, format="json"))["registered_model"]
+    assert (
+        "no such registered model" in fields(api.post(URL, body, format="json"))["registered_model"]
+    )
     changed = api.patch(f"{URL}sorter/", {"max_new_tokens": 24, "name": "Sorter 2"}, format="json")
     assert changed.status_code == 200 and changed.json()["max_new_tokens"] == 24
     bad_format = api.patch(f"{URL}sorter/", {"served_format": {"color": "red"}}, format="json")
@@ -73,9 +95,10 @@ def test_a_canary_refuses_what_it_cannot_judge(api, owner, team, served, deploym
     assert "deployment's model" in fields(start(candidate=other.pk))["candidate"]
     assert "more traffic than the last" in fields(start(steps=[50, 25]))["steps[1]"]
     assert "whole percent" in fields(start(steps=[5, 150]))["steps[1]"]
-    assert "between 0 and 1" in fields(start(guardrails={"max_pass_drop": 2}))[
-        "guardrails.max_pass_drop"
-    ]
+    assert (
+        "between 0 and 1"
+        in fields(start(guardrails={"max_pass_drop": 2}))["guardrails.max_pass_drop"]
+    )
     assert "not a known guardrail" in fields(start(guardrails={"speed": 1}))["guardrails.speed"]
     assert not Canary.objects.exists()  # nothing half-made
 
@@ -147,3 +170,59 @@ def test_the_canary_socket_streams_each_change_and_turns_outsiders_away(
     assert second["canary"]["reason"] == "checking the socket"
     assert second["canary"]["revision"] > first["canary"]["revision"]
     assert code == 4403
+
+
+class _FakeReplica(BaseHTTPRequestHandler):
+    """A replica's HTTP side: production answers, the candidate's queue is always full."""
+
+    protocol_version = "HTTP/1.1"
+    full = False
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.full:
+            raw, status = b'{"detail": "the queue is full"}', 503
+        else:
+            raw, status = b'{"completion": "1 2", "output_tokens": 2}', 200
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def fake_replica(replica: Replica, *, full: bool) -> Iterator[None]:
+    handler = type("Handler", (_FakeReplica,), {"full": full})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    Replica.objects.filter(pk=replica.pk).update(
+        state=ReplicaState.READY,
+        address=f"http://127.0.0.1:{httpd.server_address[1]}",
+        heartbeat_at=timezone.now(),
+    )
+    try:
+        yield
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_shadow_copies_the_candidate_refuses_are_counted(api, owner, served, deployment) -> None:  # type: ignore[no-untyped-def]
+    candidate = served.version(sft_steps=1, step=80, promoted=False)
+    production = Replica.objects.get(deployment=deployment, role="production")
+    with fake_replica(production, full=False):
+        canary = canaries.start(owner, deployment, candidate=candidate.pk, mode="shadow")
+        with fake_replica(Replica.objects.get(pk=canary.replica_id), full=True):
+            routing.forget(deployment.pk)
+            for i in range(3):
+                answer = api.post(
+                    f"{URL}sorter/generate/", {"prompt": "sort 21=", "key": f"k{i}"}, format="json"
+                )
+                assert answer.status_code == 200 and answer.json()["side"] == "production"
+    shown = api.get(f"/api/v1/canaries/{canary.pk}/").json()
+    assert shown["shadow_dropped"] == 3 and shown["state"] == "running"
+    assert api.get(f"/api/v1/canaries/{canary.pk}/report/").json()["shadow_dropped"] == 3

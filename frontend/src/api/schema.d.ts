@@ -2150,6 +2150,7 @@ export interface components {
             readonly history: components["schemas"]["StepRecord"][];
             readonly series: components["schemas"]["SeriesPoint"][];
             readonly revision: number;
+            readonly shadow_dropped: number;
             readonly replica: components["schemas"]["Replica"] | null;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string | null;

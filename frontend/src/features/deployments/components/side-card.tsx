@@ -7,11 +7,14 @@ export function SideCard({
   version,
   stats,
   color,
+  dropped,
 }: {
   title: "Production" | "Candidate";
   version: VersionLabel | null;
   stats: SideStats | undefined;
   color: string;
+  /** Shadow copies this side refused with a full queue: answers its figures lack. */
+  dropped?: number;
 }) {
   return (
     <section className="dp-side" aria-label={title}>
@@ -35,6 +38,14 @@ export function SideCard({
         <dd>{formatMs(stats?.latency_p95_ms)}</dd>
         <dt>Mean output tokens</dt>
         <dd>{formatNumber(stats?.mean_output_tokens)}</dd>
+        {dropped !== undefined && (
+          <>
+            <dt title="Copies refused because the candidate's queue was full: busy moments are under-represented on this side">
+              Copies dropped (queue full)
+            </dt>
+            <dd className={dropped > 0 ? "dp-warn" : undefined}>{dropped}</dd>
+          </>
+        )}
       </dl>
     </section>
   );

@@ -39,6 +39,20 @@ const REPORT = {
 };
 
 describe("Canary page", () => {
+  it("says how many shadow copies the candidate's full queue dropped", async () => {
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/canaries/3/": { body: canary({ mode: "shadow", shadow_dropped: 17 }) },
+      "GET /api/v1/canaries/3/report/": { body: { ...REPORT, mode: "shadow", shadow_dropped: 17 } },
+      "GET /api/v1/deployments/sorter/requests/": { body: paginated([]) },
+      "GET /api/v1/deployments/sorter/": { body: deployment() },
+    });
+    renderApp("/canaries/3");
+    const candidate = await screen.findByRole("region", { name: "Candidate" });
+    expect(candidate).toHaveTextContent("Copies dropped (queue full)17");
+    expect(screen.getByRole("region", { name: "Production" })).not.toHaveTextContent("Copies dropped");
+  });
+
   it("shows the state, steps, both sides, the chart, the checks and the report", async () => {
     const { requests } = mockApi({
       "GET /api/v1/auth/me/": { body: ME },
@@ -62,6 +76,7 @@ describe("Canary page", () => {
     expect(production).toHaveTextContent("80.0%");
     expect(production).toHaveTextContent("120 ms");
     expect(screen.getByRole("region", { name: "Candidate" })).toHaveTextContent("75.0%");
+    expect(screen.getByRole("region", { name: "Candidate" })).not.toHaveTextContent("Copies dropped");
     const chart = screen.getByRole("figure", { name: "Pass rate over time" });
     expect(chart).toHaveAttribute("data-points", "3");
     expect(chart.querySelector('[data-series="candidate"]')?.getAttribute("d")).toMatch(/^M.*L/);

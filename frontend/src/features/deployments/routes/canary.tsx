@@ -67,7 +67,13 @@ function CanaryPage({ canary, live }: { canary: Canary; live: boolean }) {
       </Card>
       <div className="dp-sides">
         <SideCard title="Production" version={canary.production} stats={analysis.sides?.production} color={PRODUCTION_COLOR} />
-        <SideCard title="Candidate" version={canary.candidate} stats={analysis.sides?.candidate} color={CANDIDATE_COLOR} />
+        <SideCard
+          title="Candidate"
+          version={canary.candidate}
+          stats={analysis.sides?.candidate}
+          color={CANDIDATE_COLOR}
+          dropped={canary.mode === "shadow" ? canary.shadow_dropped : undefined}
+        />
       </div>
       <Card title="Pass rate" description="Verified requests of each side, at every analysis; dashed lines mark a new step.">
         <div className="card-body">

@@ -55,6 +55,7 @@ export function canary(overrides: Partial<Canary> = {}): Canary {
       { t: "2026-01-01T00:03:00Z", step: 1, share: 25, production_verified: 30, candidate_verified: 12, production: 0.8, candidate: 0.75, ci_low: -0.2, ci_high: 0.15 },
     ],
     revision: 4,
+    shadow_dropped: 0,
     replica: null,
     created_by: "ada",
     created_at: "2026-01-01T00:00:00Z",
