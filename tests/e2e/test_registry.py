@@ -42,7 +42,11 @@ def test_it_registers_checkpoints_and_points_production_at_the_promoted_one(
     page.get_by_role("button", name="New model").click()
     page.get_by_role("link", name="sorter").click()
 
-    page.get_by_label("Checkpoint id").fill(str(promoted.pk))
+    # A checkpoint is chosen by its run, then its step; the promoted one says so.
+    page.get_by_label("Run", exact=True).select_option(label="sort-grpo · run 1 (queued)")
+    checkpoint = page.get_by_label("Checkpoint", exact=True)
+    expect(checkpoint.get_by_role("option", name="step 40 (step-000040) · promoted")).to_be_attached()
+    checkpoint.select_option(str(promoted.pk))
     page.get_by_role("button", name="Register").click()
     first = page.get_by_role("listitem", name="Version 1")
     expect(first.get_by_role("link", name="run 1")).to_be_visible()
@@ -53,7 +57,8 @@ def test_it_registers_checkpoints_and_points_production_at_the_promoted_one(
     first.get_by_role("button", name="Set alias").click()  # production: the default once promoted
     expect(page.get_by_label("Model aliases")).to_contain_text("production → v1")
 
-    page.get_by_label("Checkpoint id").fill(str(later.pk))
+    page.get_by_label("Run", exact=True).select_option(label="sort-grpo · run 1 (queued)")
+    page.get_by_label("Checkpoint", exact=True).select_option(str(later.pk))
     page.get_by_role("button", name="Register").click()
     second = page.get_by_role("listitem", name="Version 2")
     expect(second.get_by_role("option", name="production (not promoted)")).to_be_disabled()

@@ -3,12 +3,12 @@
 import { useState, type FormEvent } from "react";
 import { useNavigate } from "react-router";
 
+import { FormAlert, FormField } from "@/components/ui/form-field";
 import { fieldErrors } from "@/lib/field-errors";
 import { useRegisteredModels } from "@/lib/registry";
 
 import { useCreateDeployment } from "../api/deployments";
 import { slugify } from "../lib/format";
-import { FormAlert, FormField } from "@/components/ui/form-field";
 
 const SHOWN = new Set(["name", "slug", "registered_model"]);
 

@@ -3,11 +3,11 @@
 import { useState, type FormEvent } from "react";
 import { Link } from "react-router";
 
+import { FormAlert, FormField } from "@/components/ui/form-field";
 import { fieldErrors } from "@/lib/field-errors";
 
 import { useUpdateDeployment } from "../api/deployments";
 import type { Deployment } from "../api/types";
-import { FormAlert, FormField } from "@/components/ui/form-field";
 
 type Key = "max_new_tokens" | "temperature" | "timeout_s" | "max_queue" | "max_batch";
 

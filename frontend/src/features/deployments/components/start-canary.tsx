@@ -2,12 +2,12 @@
 // traffic) or shadow (a copy of it, never shown to callers), its steps and its guardrails.
 import { useId, useState, type FormEvent } from "react";
 
+import { FormAlert, FormField } from "@/components/ui/form-field";
 import { fieldErrors } from "@/lib/field-errors";
 
 import { useModelVersions, useStartCanary } from "../api/canaries";
 import type { CanaryMode, Deployment, GuardrailInput } from "../api/types";
 import { defaultSteps, parseSteps } from "../lib/format";
-import { FormAlert, FormField } from "@/components/ui/form-field";
 
 type GuardrailKey = keyof Omit<GuardrailInput, "alpha">;
 

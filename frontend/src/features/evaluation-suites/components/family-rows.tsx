@@ -1,5 +1,7 @@
-import type { PoolVersion, Verifier } from "../api/types";
 import { FormField } from "@/components/ui/form-field";
+
+import type { PoolVersion, Verifier } from "../api/types";
+
 import { newRow, type FamilyRow } from "./form-state";
 
 type ErrorFor = (path: string) => string | undefined;

@@ -1,4 +1,5 @@
 import { FormField } from "@/components/ui/form-field";
+
 import type { Settings } from "./form-state";
 
 const FIELDS: { key: keyof Settings; path: string; label: string; help: string }[] = [

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from "react";
 
+import { FormAlert, FormField } from "@/components/ui/form-field";
+
 import type { EvaluationSuite, PoolVersion, SuiteInput, SuitePatch, Verifier } from "../api/types";
+
 import { FamilyRows } from "./family-rows";
-import { FormAlert } from "@/components/ui/form-field";
-import { FormField } from "@/components/ui/form-field";
 import { familiesChosen, shownFamilyOrSetting, stateFromSuite, suiteBody, type SuiteState } from "./form-state";
 import { SettingsFields } from "./settings-fields";
 

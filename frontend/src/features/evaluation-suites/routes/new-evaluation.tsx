@@ -1,7 +1,9 @@
 import { useState, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 
+import { CheckpointPicker } from "@/components/checkpoint-picker/checkpoint-picker";
 import { Card, QueryPlaceholder } from "@/components/ui/card";
+import { FormAlert, FormField } from "@/components/ui/form-field";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
 import { fieldErrors } from "@/lib/field-errors";
@@ -11,8 +13,6 @@ import { useSuites } from "../api/get-suites";
 import { useStartEvaluation } from "../api/start-evaluation";
 import type { EvaluationInput, EvaluationSuite, PoolVersion, Verifier } from "../api/types";
 import { FamilyRows } from "../components/family-rows";
-import { FormAlert } from "@/components/ui/form-field";
-import { FormField } from "@/components/ui/form-field";
 import {
   DEFAULT_SETTINGS,
   familiesBody,
@@ -85,8 +85,8 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
       <FormAlert messages={other} />
       <Choice legend="Evaluate" value={subject} options={[["checkpoint", "A checkpoint"], ["model", "A base model"]]} onChange={setSubject} />
       {subject === "checkpoint" ? (
-        <FormField className="es-field" label="Checkpoint id" hint="On a run's Checkpoints tab." error={errorFor("checkpoint")}>
-          {(control) => <input {...control} className="input" inputMode="numeric" value={checkpoint} onChange={(e) => setCheckpoint(e.target.value)} />}
+        <FormField className="es-field" label="Checkpoint" hint="A run of the team, then one of its checkpoints." error={errorFor("checkpoint")}>
+          {(control) => <CheckpointPicker value={checkpoint} onChange={setCheckpoint} control={control} />}
         </FormField>
       ) : (
         <FormField className="es-field" label="Base model" hint={models.data?.detail || "A model of the catalogue."} error={errorFor("model")}>

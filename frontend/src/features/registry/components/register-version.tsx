@@ -1,7 +1,8 @@
-// "Register a version": a checkpoint of the team by id (the run's Checkpoints tab lists them),
-// or a base model of the catalogue as a baseline.
+// "Register a version": a checkpoint of the team (chosen by run, then step), or a base model of
+// the catalogue as a baseline.
 import { useState } from "react";
 
+import { CheckpointPicker } from "@/components/checkpoint-picker/checkpoint-picker";
 import { ErrorMessage } from "@/components/ui/error-message";
 
 import { useRegisterVersion, type RegisterInput } from "@/lib/registry";
@@ -22,13 +23,7 @@ export function RegisterVersion({ model }: { model: number }) {
         register.mutate(body, { onSuccess: () => (setCheckpoint(""), setBaseModel("")) });
       }}
     >
-      <input
-        aria-label="Checkpoint id"
-        inputMode="numeric"
-        placeholder="Checkpoint id"
-        value={checkpoint}
-        onChange={(e) => setCheckpoint(e.target.value)}
-      />
+      <CheckpointPicker value={checkpoint} onChange={setCheckpoint} className="" />
       <span className="subtle">or</span>
       <input
         aria-label="Base model"

@@ -133,9 +133,24 @@ describe("Models pages", () => {
       "GET /api/v1/auth/me/": { body: ME },
       "GET /api/v1/registered-models/9/": { body: { ...MODEL, versions: [] } },
       "POST /api/v1/model-versions/": { status: 201, body: version(3, 3, false) },
+      "GET /api/v1/runs/": { body: paginated([{ id: 3, experiment_name: "sorting", number: 1, state: "succeeded" }]) },
+      "GET /api/v1/runs/3/checkpoints/": {
+        body: [
+          { id: 13, step: 20, name: "step-000020", promotion: null },
+          { id: 14, step: 40, name: "step-000040", promotion: { report: 7 } },
+        ],
+      },
     });
     renderApp("/registry/9");
-    fireEvent.change(await screen.findByLabelText("Checkpoint id", {}, { timeout: 4000 }), { target: { value: "14" } });
+    const checkpoint = await screen.findByLabelText("Checkpoint", { exact: true }, { timeout: 4000 });
+    expect(checkpoint).toBeDisabled(); // a run first
+    await screen.findByRole("option", { name: "sorting · run 1 (succeeded)" });
+    fireEvent.change(screen.getByLabelText("Run", { exact: true }), { target: { value: "3" } });
+    const newest = await screen.findByRole("option", { name: "step 40 (step-000040) · promoted" });
+    const options = within(checkpoint).getAllByRole("option").map((o) => o.textContent);
+    expect(options).toEqual(["Choose a checkpoint…", "step 40 (step-000040) · promoted", "step 20 (step-000020)"]);
+    expect(newest).toHaveValue("14");
+    fireEvent.change(checkpoint, { target: { value: "14" } });
     fireEvent.click(screen.getByRole("button", { name: "Register" }));
     await waitFor(() =>
       expect(requests.find((r) => r.method === "POST")?.body).toEqual({ model: 9, checkpoint: 14 }),
