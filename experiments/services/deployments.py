@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
@@ -21,7 +21,7 @@ from rest_framework.exceptions import ValidationError
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.realtime.publish import publish_to_team
-from tasks_app.services.errors import field_errors
+from tasks_app.services.errors import field_errors, unique_conflicts_refused
 
 from ..model_format import SERVED_KEYS
 from ..models import (
@@ -88,21 +88,16 @@ def create(
     served = _checked_format(served_format)
     if Deployment.objects.filter(team=team, slug=slug).exists():
         raise field_errors([("slug", SLUG_TAKEN)], code="unique")
-    try:
-        with transaction.atomic():
-            deployment = Deployment.objects.create(
-                team=team, name=name.strip() or slug, slug=slug,
-                registered_model=registered_model, version=production.version,
-                served_format=served, created_by=user, **checked,
-            )  # fmt: skip
-            record(user, "deployment.created", deployment, team=team,
-                   changes={"version": production.version.number, **checked})  # fmt: skip
-            start_replica(deployment, ReplicaRole.PRODUCTION)
-            publish(deployment, "created")
-    except IntegrityError as exc:
-        if "deployment_slug_per_team" not in str(exc):
-            raise
-        raise field_errors([("slug", SLUG_TAKEN)], code="unique") from exc
+    with unique_conflicts_refused(Deployment, "slug", SLUG_TAKEN):
+        deployment = Deployment.objects.create(
+            team=team, name=name.strip() or slug, slug=slug,
+            registered_model=registered_model, version=production.version,
+            served_format=served, created_by=user, **checked,
+        )  # fmt: skip
+        record(user, "deployment.created", deployment, team=team,
+               changes={"version": production.version.number, **checked})  # fmt: skip
+        start_replica(deployment, ReplicaRole.PRODUCTION)
+        publish(deployment, "created")
     return deployment
 
 

@@ -15,14 +15,13 @@ team's open pages.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
@@ -31,7 +30,7 @@ from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.realtime.publish import publish_to_team
 from tasks_app.services import pinning
-from tasks_app.services.errors import field_errors
+from tasks_app.services.errors import field_errors, unique_conflicts_refused
 from training.prompting import prompt_encoding
 
 from .. import catalogue
@@ -137,7 +136,7 @@ def create_model(
     user: AbstractBaseUser, team: Team, *, name: str, description: str = ""
 ) -> RegisteredModel:
     name = _checked_name(team, name)
-    with _name_race_refused(), transaction.atomic():
+    with unique_conflicts_refused(RegisteredModel, "name", NAME_TAKEN):
         model = RegisteredModel.objects.create(
             team=team, name=name, description=description, created_by=user
         )
@@ -152,7 +151,7 @@ def update_model(user: AbstractBaseUser, model: RegisteredModel, **changes: Any)
         changed["name"] = _checked_name(model.team, changed["name"], exclude=model.pk)
     if not changed:
         return model
-    with _name_race_refused(), transaction.atomic():
+    with unique_conflicts_refused(RegisteredModel, "name", NAME_TAKEN):
         for key, value in changed.items():
             setattr(model, key, value)
         model.updated_at = timezone.now()
@@ -186,16 +185,6 @@ def _checked_name(team: Team, name: str, exclude: int | None = None) -> str:
     if RegisteredModel.objects.filter(team=team, name=name).exclude(pk=exclude).exists():
         raise field_errors([("name", NAME_TAKEN)], code="unique")
     return name
-
-
-@contextmanager
-def _name_race_refused() -> Iterator[None]:
-    try:
-        yield
-    except IntegrityError as exc:
-        if "registered_model_name_per_team" not in str(exc):
-            raise
-        raise field_errors([("name", NAME_TAKEN)], code="unique") from exc
 
 
 # --- versions --------------------------------------------------------------------------------

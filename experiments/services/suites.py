@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.realtime.publish import publish_to_team
-from tasks_app.services.errors import field_errors
+from tasks_app.services.errors import field_errors, unique_conflicts_refused
 
 from .. import config as cfg
 from ..models import EvaluationJob, EvaluationSuite, Experiment, Run
@@ -99,7 +97,7 @@ def create_suite(
     """Save a suite; a 400 naming each field at fault (a taken name, a bad family version)."""
     name = name.strip()
     resolved = _checked(team, name, families)
-    with _name_race_refused(), transaction.atomic():
+    with unique_conflicts_refused(EvaluationSuite, "name", NAME_TAKEN):
         suite = EvaluationSuite.objects.create(
             team=team, name=name, description=description, families=resolved,
             created_by=user, **dataclasses.asdict(settings_),
@@ -129,7 +127,7 @@ def update_suite(user: AbstractBaseUser, suite: EvaluationSuite, **changes: Any)
             raise refusal
     if not changed:
         return suite
-    with _name_race_refused(), transaction.atomic():
+    with unique_conflicts_refused(EvaluationSuite, "name", NAME_TAKEN):
         for key, value in changed.items():
             setattr(suite, key, value)
         suite.updated_at = timezone.now()
@@ -170,17 +168,6 @@ def _checked(
     if detail:
         raise ValidationError(detail)
     return resolved
-
-
-@contextmanager
-def _name_race_refused() -> Iterator[None]:
-    """Two writers that both passed the name check: the loser gets the same 400 on ``name``."""
-    try:
-        yield
-    except IntegrityError as exc:
-        if "evaluation_suite_name_per_team" not in str(exc):
-            raise
-        raise field_errors([("name", NAME_TAKEN)], code="unique") from exc
 
 
 def _content(suite: EvaluationSuite) -> dict[str, Any]:

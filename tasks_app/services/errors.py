@@ -37,10 +37,18 @@ def slug_conflicts_refused(model: type[Model]) -> Iterator[None]:
 
     The serializers check the slug first; this covers two writers that both passed the check.
     """
+    with unique_conflicts_refused(model, "slug", slug_taken_message(model)):
+        yield
+
+
+@contextmanager
+def unique_conflicts_refused(model: type[Model], field: str, message: str) -> Iterator[None]:
+    """Run a write in a savepoint; breaking one of ``model``'s unique constraints on
+    ``field`` (two writers that both passed the check before writing) is a 400 on ``field``."""
     names = {
         c.name
         for c in model._meta.constraints
-        if isinstance(c, UniqueConstraint) and "slug" in c.fields
+        if isinstance(c, UniqueConstraint) and field in c.fields
     }
     try:
         with transaction.atomic():
@@ -48,6 +56,6 @@ def slug_conflicts_refused(model: type[Model]) -> Iterator[None]:
     except IntegrityError as exc:
         text = str(exc)
         # PostgreSQL names the constraint; SQLite names the table's columns.
-        if not any(name in text for name in names) and f"{model._meta.db_table}.slug" not in text:
+        if not any(name in text for name in names) and f"{model._meta.db_table}.{field}" not in text:
             raise
-        raise slug_taken(model) from exc
+        raise field_errors([(field, message)], code="unique") from exc

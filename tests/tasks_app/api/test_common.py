@@ -2,7 +2,7 @@ import pytest
 from rest_framework.exceptions import ValidationError
 
 from tasks_app.models import Curriculum, TaskFamily, Verifier
-from tasks_app.services.errors import slug_conflicts_refused
+from tasks_app.services.errors import slug_conflicts_refused, unique_conflicts_refused
 
 pytestmark = pytest.mark.django_db
 
@@ -71,3 +71,15 @@ def test_it_lets_other_integrity_errors_through(team):
     with pytest.raises(IntegrityError):
         with slug_conflicts_refused(TaskFamily):
             TaskFamily.objects.create(team=team, name=None, slug="x", kind="arithmetic")
+
+
+def test_it_turns_a_lost_race_for_a_unique_name_into_a_400_on_that_field(team):
+    from experiments.models import RegisteredModel
+
+    RegisteredModel.objects.create(team=team, name="raced")
+    with pytest.raises(ValidationError) as caught:
+        with unique_conflicts_refused(RegisteredModel, "name", "that name is taken"):
+            RegisteredModel.objects.create(team=team, name="raced")
+    assert caught.value.detail == {"name": ["that name is taken"]}
+    assert caught.value.detail["name"][0].code == "unique"
+    assert RegisteredModel.objects.filter(name="raced").count() == 1
