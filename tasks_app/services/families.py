@@ -74,6 +74,11 @@ def template_kwargs(family: TaskFamily) -> dict[str, str]:
     return {"template": family.prompt_template} if family.prompt_template else {}
 
 
+def effective_template(family: TaskFamily) -> str:
+    """The template the family's prompts are rendered with now: its own, else its kind's."""
+    return family.prompt_template or str(kind_module(family.kind).prompt_template)
+
+
 # --- names ------------------------------------------------------------------------------
 
 

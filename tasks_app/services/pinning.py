@@ -20,7 +20,7 @@ from tasks_app.models import Curriculum, PoolTask, PoolVersion, Split, VerifierV
 
 from . import pools
 from .curricula import resolve
-from .families import kind_module
+from .families import effective_template
 
 TRAIN, HELD_OUT = Split.TRAIN.value, Split.HELD_OUT.value
 
@@ -97,10 +97,12 @@ def pinned_formats(team: Team, ids: Iterable[int]) -> dict[int, PinnedFormat]:
 
 
 def _template(version: PoolVersion) -> str | None:
-    if (version.source_detail or {}).get("prompt_mode") == "as_is":
+    """The template the version's prompts were written with, as it recorded; a version from
+    before templates were recorded says what its family renders with now."""
+    detail = version.source_detail or {}
+    if detail.get("prompt_mode") == "as_is":
         return None
-    family = version.family
-    return family.prompt_template or str(kind_module(family.kind).prompt_template)
+    return detail.get("prompt_template") or effective_template(version.family)
 
 
 def pinned_verifiers(team: Team, ids: Iterable[int]) -> dict[int, PinnedVerifier]:

@@ -27,6 +27,7 @@ from .errors import field_errors
 from .families import (  # noqa: F401  (create_family: callers make families through either module)
     checked_params,
     create_family,
+    effective_template,
     ensure_active,
     extra_kinds,
     kind_module,
@@ -238,6 +239,8 @@ def write_version(
         return latest, False
     if summary.task_count == 0:
         raise field_errors([("tasks", "a version needs at least one task")])
+    if detail.get("prompt_mode") != "as_is":  # the template its prompts were written with
+        detail = {**detail, "prompt_template": effective_template(family)}
     version = PoolVersion.objects.create(
         family=family,
         number=(latest.number + 1) if latest else 1,

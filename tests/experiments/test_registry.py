@@ -105,6 +105,10 @@ def test_it_freezes_lineage_and_the_training_format(api, team, model, checkpoint
     again = api.get(f"{VERSIONS}{body['id']}/").json()
     assert again["format"]["families"][0]["prompt_template"] == DIGIT_TEMPLATE
     assert AuditEvent.objects.filter(action="model_version.registered").count() == 1
+    # Registered after the change, the checkpoint still says the template its pool version's
+    # prompts were written with (the version recorded it), not the family's new one.
+    later = register(api, model, checkpoint).json()
+    assert later["format"]["families"][0]["prompt_template"] == DIGIT_TEMPLATE
 
 
 def test_version_numbers_increase_and_the_detail_nests_them(api, model, checkpoint):
