@@ -5,9 +5,11 @@ the flawed digit-sorting teacher, built once here with seed 0) and run the same 
 64 prompts x 8 completions per step, completions up to 12 tokens at temperature 1, learning
 rate 5e-4, constant schedule, AdamW betas (0.9, 0.99), gradient clip 1.0, no KL, token-level
 loss, the same pass/fail reward (training.digits.pass_fail_reward_fn, as the demo), one
-thread each. Each seed sets the training seed and the prompt stream of both sides; the runs
-are interleaved (ours s0, TRL s0, ours s1, ...) and each is its own subprocess, so its peak
-RSS is its own.
+thread each. By default ours runs that very algorithm; with `--dynamic-sampling` it also
+refills the groups whose rewards are all equal (DAPO), as a user of ours would, so it
+generates more completions per trained one (`generated_per_s_ours`). Each seed sets the
+training seed and the prompt stream of both sides; the runs are interleaved (ours s0, TRL
+s0, ours s1, ...) and each is its own subprocess, so its peak RSS is its own.
 
 Prints one JSON line; `ours`/`anchor` are mean completions/s over the seeds and `ratio` is
 their quotient. Extra keys, each as `_mean`, `_spread` ([min, max]), `_std` (sample) and
@@ -16,7 +18,7 @@ their quotient. Extra keys, each as `_mean`, `_spread` ([min, max]), `_std` (sam
 `heldout_base` before training), peak RSS in MB and the time split (generation /
 verification / update seconds) of each side.
 
-    python bench/rl_vs_trl.py [--steps 100] [--seeds 0 1 2]
+    python bench/rl_vs_trl.py [--steps 100] [--seeds 0 1 2] [--dynamic-sampling]
 """
 
 from __future__ import annotations
@@ -41,13 +43,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--dynamic-sampling",
+        action="store_true",
+        help="ours refills all-pass and all-fail groups (DAPO), which TRL cannot",
+    )
     parser.add_argument("--side", choices=["ours", "trl"], help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--base", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.side:
         run = run_ours if args.side == "ours" else run_trl
-        result = run(args.base, args.steps, args.seed)
+        result = run(args.base, args.steps, args.seed, args.dynamic_sampling)
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))
         return
@@ -57,7 +64,7 @@ def main() -> None:
         side("ours", base, 0, BASE_SEED)  # builds the base
         for seed in args.seeds:  # interleaved, so a change in load hits both sides alike
             for name in ("ours", "trl"):
-                runs[name].append(side(name, base, args.steps, seed))
+                runs[name].append(side(name, base, args.steps, seed, args.dynamic_sampling))
                 print(f"{name} seed {seed}: {json.dumps(runs[name][-1])}", file=sys.stderr)
     ours, anchor = runs["ours"], runs["trl"]
     ours_cps = [r["completions_per_s"] for r in ours]
@@ -70,6 +77,8 @@ def main() -> None:
         "ratio": round(statistics.mean(ours_cps) / statistics.mean(anchor_cps), 3),
         "steps": args.steps,
         "seeds": args.seeds,
+        "dynamic_sampling": args.dynamic_sampling,
+        **summary("generated_per_s_ours", [r["generated_per_s"] for r in ours], 1),
         **summary("completions_per_s_ours", ours_cps, 1),
         **summary("completions_per_s_anchor", anchor_cps, 1),
         **summary("heldout_ours", [r["held_out_success"] for r in ours], 4),
@@ -95,9 +104,10 @@ def summary(key: str, values: list[float], digits: int) -> dict:
     }
 
 
-def side(name: str, base: Path, steps: int, seed: int) -> dict:
+def side(name: str, base: Path, steps: int, seed: int, dynamic: bool = False) -> dict:
     command = [sys.executable, __file__, "--side", name, "--base", str(base)]
     command += ["--steps", str(steps), "--seed", str(seed)]
+    command += ["--dynamic-sampling"] if dynamic else []
     out = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -128,7 +138,7 @@ def held_out_success(model, tokenizer) -> float:
     return round(result.success, 4)
 
 
-def run_ours(base: Path, steps: int, seed: int) -> dict:
+def run_ours(base: Path, steps: int, seed: int, dynamic: bool) -> dict:
     from training import digits
     from training.config import GRPOConfig, SamplingConfig
     from training.engine import train
@@ -145,6 +155,7 @@ def run_ours(base: Path, steps: int, seed: int) -> dict:
         learning_rate=LR,
         adam_betas=BETAS,
         sampling=SamplingConfig(max_new_tokens=MAX_NEW),
+        dynamic_sampling=dynamic,
         seed=seed,
     )
     sink = MemorySink()
@@ -162,8 +173,10 @@ def run_ours(base: Path, steps: int, seed: int) -> dict:
         phase: round(sum(m.get(f"time/{phase}_s", 0.0) for _, m in sink.rows), 2)
         for phase in ("generation", "verification", "update")
     }
+    generated = sum(m.get("dynamic_sampling/prompts_generated", PROMPTS) for _, m in sink.rows)
     return {
         "completions_per_s": steps * PROMPTS * GROUP / seconds,
+        "generated_per_s": generated * GROUP / seconds,
         "seconds": round(seconds, 1),
         "held_out_success": held_out_success(model, tokenizer),
         "base_success": before,
@@ -171,7 +184,7 @@ def run_ours(base: Path, steps: int, seed: int) -> dict:
     }
 
 
-def run_trl(base: Path, steps: int, seed: int) -> dict:
+def run_trl(base: Path, steps: int, seed: int, _dynamic: bool) -> dict:
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
