@@ -20,7 +20,7 @@ from tasks_app.families.base import Task
 from tasks_app.pools.grading import measure_difficulty
 from tasks_app.services import pool_jobs, verifiers
 from training.config import ModelConfig, SamplingConfig
-from training.generation import HFGenerator
+from training.decode import make_generator
 from training.models import load_model
 
 from .. import catalogue
@@ -47,9 +47,9 @@ def pass_rates(
     """For each task, the share of ``k`` sampled completions the verifier accepts;
     ``counted`` is told each batch's generated tokens."""
     model, tokenizer = load_model(ModelConfig(path=model_path))
-    generator = HFGenerator(model, tokenizer)
     reward_fn = verifier_reward_fn(spec)
     sampling = SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature)
+    generator = make_generator(sampling, model, tokenizer)  # the engine's decode loop
     torch.manual_seed(seed)
     rates: list[float] = []
     for start in range(0, len(tasks), batch_size):

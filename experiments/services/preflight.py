@@ -34,7 +34,7 @@ from tasks_app.families.base import Task
 from tasks_app.services import pinning
 from tasks_app.services.errors import field_errors
 from training.config import RLConfig
-from training.generation import HFGenerator
+from training.decode import make_generator
 from training.interfaces import Item, RewardFn
 from training.models import load_model
 
@@ -143,7 +143,7 @@ def measure(report: PreflightReport) -> dict[str, Any]:
         torch.set_num_threads(engine.cpu_threads)
     torch.manual_seed(config.seed)
     model, tokenizer = load_model(engine.model)
-    generator = HFGenerator(model, tokenizer)
+    generator = make_generator(engine.sampling, model, tokenizer)  # the run's own backend
     total, done = sum(len(s.items) for s in slices), 0
     families = []
     for family in slices:
