@@ -129,6 +129,16 @@ class BatchingServer:
         )
         return max(1.0, math.ceil(self._queue.qsize() / self.max_batch * per_batch))
 
+    def resize(self, *, max_batch: int, max_queue: int) -> None:
+        """Take new limits while serving: the next batch takes up to ``max_batch``, and the
+        queue refuses past ``max_queue`` (what it already holds over a smaller limit stays)."""
+        if max_batch < 1 or max_queue < 1:
+            raise ValueError("max_batch and max_queue must be at least 1")
+        self.max_batch = max_batch
+        with self._queue.mutex:
+            self.max_queue = self._queue.maxsize = max_queue
+            self._queue.not_full.notify_all()
+
     @property
     def queued(self) -> int:
         return self._queue.qsize()
@@ -299,6 +309,7 @@ class ServingHTTP:
             "ready": True,
             "queued": self.server.queued,
             "max_queue": self.server.max_queue,
+            "max_batch": self.server.max_batch,
             "served": self.server.served,
             "failed": self.server.failed,
             **self.describe(),

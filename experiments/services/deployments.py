@@ -103,8 +103,8 @@ def create(
 
 def update(user: AbstractBaseUser, deployment: Deployment, **changes: Any) -> Deployment:
     """Change a deployment's name, serving settings or served format; replicas read the
-    settings per request, so nothing restarts (``max_queue`` and ``max_batch`` apply to the
-    next replica started)."""
+    settings per request, so nothing restarts (``max_queue`` and ``max_batch`` reach serving
+    replicas at their next heartbeat)."""
     fields = {k: v for k, v in changes.items() if k in LIMITS}
     checked = _checked_settings(fields)
     if "served_format" in changes:

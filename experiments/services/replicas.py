@@ -37,7 +37,7 @@ from training.serving import BatchingServer, Limits, Pending, ServingHTTP
 
 from .. import catalogue
 from ..adapters import verifier_reward_fn
-from ..models import Replica, ReplicaState, RequestStatus, ServedRequest
+from ..models import Deployment, Replica, ReplicaState, RequestStatus, ServedRequest
 from . import deployments, training_job
 
 logger = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ def serve(replica: Replica) -> None:
         )  # fmt: skip
         deployments.publish(deployment, "replica_ready", replica=replica.pk)
         logger.info("replica.ready", extra={"replica_id": replica.pk, "address": address})
-        _beat_until_stopped(replica)
+        _beat_until_stopped(replica, server)
     finally:
         http.stop()
         server.stop()
@@ -134,7 +134,8 @@ def serve(replica: Replica) -> None:
         deployments.publish(deployment, "replica_stopped", replica=replica.pk)
 
 
-def _beat_until_stopped(replica: Replica) -> None:
+def _beat_until_stopped(replica: Replica, server: BatchingServer) -> None:
+    """Beat every HEARTBEAT_S, taking the deployment's queue and batch sizes as they change."""
     while True:
         time.sleep(HEARTBEAT_S)
         beat = Replica.objects.filter(pk=replica.pk, state=ReplicaState.READY).update(
@@ -142,6 +143,16 @@ def _beat_until_stopped(replica: Replica) -> None:
         )
         if not beat:  # told to stop, failed by the platform, or deleted with its deployment
             return
+        limits = Deployment.objects.filter(pk=replica.deployment_id).values_list(
+            "max_batch", "max_queue"
+        )
+        for max_batch, max_queue in limits:
+            if (max_batch, max_queue) != (server.max_batch, server.max_queue):
+                server.resize(max_batch=max_batch, max_queue=max_queue)
+                logger.info(
+                    "replica.resized",
+                    extra={"replica_id": replica.pk, "max_batch": max_batch, "max_queue": max_queue},
+                )
 
 
 def _set(

@@ -3,7 +3,9 @@ this process's threads, answering over HTTP) on the test database."""
 
 from __future__ import annotations
 
+import json
 import time
+import urllib.request
 
 import pytest
 
@@ -59,6 +61,12 @@ def generate(api, slug: str, **body):  # type: ignore[no-untyped-def]
     return api.post(f"{URL}{slug}/generate/", body, format="json")
 
 
+def health_of(address: str) -> tuple[bool, int, int]:
+    with urllib.request.urlopen(f"{address}/health", timeout=5) as answer:
+        body = json.loads(answer.read())
+    return body["ready"], body["max_queue"], body["max_batch"]
+
+
 def logged(request_id: str, timeout: float = 15) -> ServedRequest:
     deadline = time.monotonic() + timeout
     while True:
@@ -95,6 +103,15 @@ def test_a_deployment_answers_logs_and_verifies_each_request(api, served) -> Non
 
         listed = api.get(f"{URL}sorter/requests/").json()
         assert {r["id"] for r in listed["results"]} == {answer["id"], response.json()["id"]}
+
+        # New queue and batch sizes reach the serving replica at its next heartbeat.
+        changed = api.patch(f"{URL}sorter/", {"max_queue": 5, "max_batch": 2}, format="json")
+        assert changed.status_code == 200
+        address = Replica.objects.get(deployment=deployment).address
+        deadline = time.monotonic() + 15
+        while (health := health_of(address))[1:] != (5, 2):
+            assert time.monotonic() < deadline, health
+            time.sleep(0.2)
 
         stopped = api.post(f"{URL}sorter/stop/").json()
         assert stopped["status"] == "stopped"

@@ -85,6 +85,26 @@ def test_a_full_queue_refuses_with_a_wait_and_queues_nothing(generator) -> None:
         server.stop()
 
 
+def test_new_limits_apply_while_serving(generator) -> None:  # type: ignore[no-untyped-def]
+    slow = SlowGenerator(generator, 0.3)
+    server = BatchingServer(slow, max_batch=1, max_queue=1, batch_wait_s=0.05)
+    server.start()
+    try:
+        first = server.submit(Pending("sort 12=", 4, 0.0))
+        time.sleep(0.1)  # generating; one more fills the queue
+        server.submit(Pending("sort 34=", 4, 0.0))
+        with pytest.raises(QueueFull):
+            server.submit(Pending("sort 56=", 4, 0.0))
+        server.resize(max_batch=4, max_queue=3)  # room for two more, batched together
+        later = [server.submit(Pending(p, 4, 0.0)) for p in ("sort 56=", "sort 78=")]
+        assert first.done.wait(10) and all(p.done.wait(10) for p in later)
+        assert max(slow.batches) == 3  # the queued one and the two let in, in one batch
+        with pytest.raises(ValueError):
+            server.resize(max_batch=0, max_queue=3)
+    finally:
+        server.stop()
+
+
 def test_http_answers_refuses_and_times_out_in_json(generator) -> None:  # type: ignore[no-untyped-def]
     slow = SlowGenerator(generator, 0.0)
     server = BatchingServer(slow, max_batch=4, max_queue=1)
