@@ -7,6 +7,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from unittest import mock
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -226,3 +227,22 @@ def test_shadow_copies_the_candidate_refuses_are_counted(api, owner, served, dep
     shown = api.get(f"/api/v1/canaries/{canary.pk}/").json()
     assert shown["shadow_dropped"] == 3 and shown["state"] == "running"
     assert api.get(f"/api/v1/canaries/{canary.pk}/report/").json()["shadow_dropped"] == 3
+
+
+def test_a_route_changed_by_another_process_is_read_again_at_once(  # type: ignore[no-untyped-def]
+    owner, served, deployment, settings
+) -> None:
+    settings.SERVING_ROUTE_CACHE_S = 600  # only the shared revision can refresh it here
+    routing.forget(deployment.pk)
+    before = routing.route(deployment)
+    assert before.canary is None
+    # Another process (a serve worker's analysis, another web process) starts a canary: its
+    # rows change and it bumps the shared revision; this process's cache is not touched.
+    candidate = served.version(sft_steps=1, step=80, promoted=False)
+    with mock.patch.object(routing, "forget", lambda _id: None):
+        canary = canaries.start(owner, deployment, candidate=candidate.pk)
+    assert routing.route(deployment) is before  # nothing said yet: the kept route
+    routing._bump(deployment.pk)
+    after = routing.route(deployment)
+    assert after.canary is not None and after.canary.pk == canary.pk
+    assert routing.route(deployment) is after  # kept again until the next change
