@@ -303,8 +303,9 @@ SERVING_HOST = env_str("SERVING_HOST", "127.0.0.1") or "127.0.0.1"
 SERVING_ADVERTISE_HOST = env_str("SERVING_ADVERTISE_HOST", "") or ""
 # CPU threads each replica's generation uses.
 SERVING_THREADS = env_int("SERVING_THREADS", 1)
-# How long a web process keeps a deployment's route (its replicas and canary) before
-# reading it again: changes made in a worker reach it within this many seconds.
+# How long a web process keeps a deployment's route (its replicas and canary) at most: a
+# canary's changes bump a shared revision and are read at once; the rest (a replica getting
+# ready) within this many seconds.
 SERVING_ROUTE_CACHE_S = float(env_str("SERVING_ROUTE_CACHE_S", "1.0") or 1.0)
 # The longest prompt a generate request may send, in characters.
 SERVING_MAX_PROMPT_CHARS = env_int("SERVING_MAX_PROMPT_CHARS", 20_000)
