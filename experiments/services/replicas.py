@@ -143,16 +143,17 @@ def _beat_until_stopped(replica: Replica, server: BatchingServer) -> None:
         )
         if not beat:  # told to stop, failed by the platform, or deleted with its deployment
             return
-        limits = Deployment.objects.filter(pk=replica.deployment_id).values_list(
-            "max_batch", "max_queue"
+        limits = (
+            Deployment.objects.filter(pk=replica.deployment_id)
+            .values_list("max_batch", "max_queue")
+            .first()
         )
-        for max_batch, max_queue in limits:
-            if (max_batch, max_queue) != (server.max_batch, server.max_queue):
-                server.resize(max_batch=max_batch, max_queue=max_queue)
-                logger.info(
-                    "replica.resized",
-                    extra={"replica_id": replica.pk, "max_batch": max_batch, "max_queue": max_queue},
-                )
+        if limits is not None and limits != (server.max_batch, server.max_queue):
+            server.resize(max_batch=limits[0], max_queue=limits[1])
+            logger.info(
+                "replica.resized",
+                extra={"replica_id": replica.pk, "max_batch": limits[0], "max_queue": limits[1]},
+            )
 
 
 def _set(

@@ -21,10 +21,19 @@ export function useTeamRuns(team: string | undefined) {
   return useQuery({ ...teamRunsOptions(team ?? ""), enabled: !!team });
 }
 
+export function getRunCheckpoints(run: number, signal?: AbortSignal): Promise<CheckpointSummary[]> {
+  return api.get<CheckpointSummary[]>(`/api/v1/runs/${run}/checkpoints/`, undefined, signal);
+}
+
+/** The run page's Checkpoints tab reads the same key, so both share one cache entry. */
+export function runCheckpointsKey(run: number | null) {
+  return ["runs", "detail", run, "checkpoints"] as const;
+}
+
 export function useRunCheckpoints(run: number | null) {
   return useQuery({
-    queryKey: ["runs", "detail", run, "checkpoints"],
-    queryFn: ({ signal }) => api.get<CheckpointSummary[]>(`/api/v1/runs/${run}/checkpoints/`, undefined, signal),
+    queryKey: runCheckpointsKey(run),
+    queryFn: ({ signal }) => getRunCheckpoints(run as number, signal),
     enabled: run !== null,
   });
 }

@@ -1,16 +1,10 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 
-import { api } from "@/lib/api-client";
-
-import { runQueryKey, type Checkpoint } from "./types";
-
-export function getRunCheckpoints(id: number, signal?: AbortSignal): Promise<Checkpoint[]> {
-  return api.get<Checkpoint[]>(`/api/v1/runs/${id}/checkpoints/`, undefined, signal);
-}
+import { getRunCheckpoints, runCheckpointsKey } from "@/lib/checkpoints";
 
 export function runCheckpointsQueryOptions(id: number, active: boolean) {
   return queryOptions({
-    queryKey: [...runQueryKey(id), "checkpoints"],
+    queryKey: runCheckpointsKey(id),
     queryFn: ({ signal }) => getRunCheckpoints(id, signal),
     refetchInterval: active ? 10_000 : false,
   });

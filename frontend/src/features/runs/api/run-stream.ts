@@ -2,7 +2,7 @@
 // with a sequence number. A reconnect resumes after the last frame received (no gap, no
 // duplicate); a hidden tab pauses the stream and resumes from the same place when shown.
 import { CLOSE_UNAUTHENTICATED } from "@/lib/live";
-import { defaultBackoff } from "@/lib/socket";
+import { defaultBackoff, socketUrl } from "@/lib/socket";
 
 import type { Columns } from "../lib/metric-series";
 
@@ -83,11 +83,10 @@ export type RunStreamOptions = {
 export function runStreamUrl(
   runId: number,
   since: number | null,
-  location: Pick<Location, "protocol" | "host"> = window.location,
+  location?: Pick<Location, "protocol" | "host">,
 ): string {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const query = since === null ? "" : `?since=${since}`;
-  return `${scheme}//${location.host}/ws/runs/${runId}/${query}`;
+  return socketUrl(`/ws/runs/${runId}/${query}`, location);
 }
 
 function parseFrame(data: unknown): { type: string; [key: string]: unknown } | null {
