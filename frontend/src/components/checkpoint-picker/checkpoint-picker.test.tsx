@@ -60,4 +60,13 @@ describe("Checkpoint picker", () => {
     expect(checkpoint).toHaveValue("12");
     expect(within(checkpoint).getByRole("option", { name: "checkpoint 12" })).toBeInTheDocument();
   });
+
+  it("points at a new experiment when the team has no run yet", async () => {
+    mockApi({ "GET /api/v1/auth/me/": { body: ME }, "GET /api/v1/runs/": { body: paginated([]) } });
+    renderWithProviders(<Picker />);
+    expect(await screen.findByRole("link", { name: "launch an experiment" }, { timeout: 4000 })).toHaveAttribute(
+      "href",
+      "/experiments/new",
+    );
+  });
 });

@@ -2,6 +2,7 @@
 // copied from a run's Checkpoints tab. Promoted checkpoints say so. A value given from outside
 // (a link to "evaluate this checkpoint") shows as its id until another run is chosen.
 import { useState } from "react";
+import { Link } from "react-router";
 
 import { useCurrentTeam } from "@/lib/current-team";
 import { useRunCheckpoints, useTeamRuns, type CheckpointSummary } from "@/lib/checkpoints";
@@ -65,6 +66,11 @@ export function CheckpointPicker({ value, onChange, control, className }: Checkp
           </option>
         ))}
       </select>
+      {runs.isSuccess && rows.length === 0 && !value && (
+        <span className="subtle">
+          No run has checkpoints yet: <Link to="/experiments/new">launch an experiment</Link>.
+        </span>
+      )}
     </span>
   );
 }
