@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from training.config import CONFIGS, BaseConfig, SamplingConfig
+from training.config import CONFIGS, BaseConfig, SamplingConfig, field_range
 from training.presets import PRESETS
 
 from .config import RESERVED_HYPERPARAMETERS
@@ -29,6 +29,20 @@ from .config import RESERVED_HYPERPARAMETERS
 NESTED = {"sampling": SamplingConfig}
 """Nested configs shown as ``<name>.<field>``; ``model`` is not one (``config.model`` sets it)."""
 BACKTICKED = re.compile(r"`([A-Za-z0-9_]+)`")
+
+
+@dataclass(frozen=True)
+class RangeSpec:
+    """The values a numeric field accepts, as the engine's config documents and checks them."""
+
+    low: float
+    high: float
+    low_open: bool
+    """True: ``low`` itself is refused (the field must be above it)."""
+    high_open: bool
+    """True: ``high`` itself is refused (the field must be below it)."""
+    text: str
+    """The range in words: ``from 1 to 1024``, ``above 0 and at most 1``."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +56,8 @@ class FieldSpec:
     help: str
     choices: list[str] | None
     """The values a text field accepts, when its help names them and its default is one."""
+    range: RangeSpec | None = None
+    """What a numeric field accepts (each of a pair's numbers); None for other fields."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +133,15 @@ def _field(path: str, cls: type, name: str, default: Any) -> FieldSpec:
     hint = typing.get_type_hints(cls)[name]
     kind, nullable = _kind(hint)
     text = _docstrings(cls).get(name, "")
-    return FieldSpec(path, kind, nullable, default, text, _choices(kind, text, default, cls, name))
+    choices = _choices(kind, text, default, cls, name)
+    return FieldSpec(path, kind, nullable, default, text, choices, _range(cls, name))
+
+
+def _range(cls: type, name: str) -> RangeSpec | None:
+    bounds = field_range(cls, name)
+    if bounds is None:
+        return None
+    return RangeSpec(bounds.low, bounds.high, bounds.low_open, bounds.high_open, bounds.describe())
 
 
 def _kind(hint: Any) -> tuple[str, bool]:

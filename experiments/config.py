@@ -33,7 +33,16 @@ from typing import Any
 
 from experiments.launch import STRATEGIES
 from tasks_app.curriculum import CurriculumConfig
-from training.config import CONFIGS, BaseConfig, ModelConfig, SamplingConfig, config_from_dict
+from training.config import (
+    CONFIGS,
+    BaseConfig,
+    FieldErrors,
+    ModelConfig,
+    Range,
+    SamplingConfig,
+    config_from_dict,
+    field_range,
+)
 
 TOP_KEYS = {
     "curriculum",
@@ -223,7 +232,7 @@ def parse(data: Any) -> ExperimentConfig:
     model = _model(data.get("model"), errors) if "model" in data else ""
     algorithm = data.get("algorithm", "grpo")
     hyperparameters = _hyperparameters(algorithm, data.get("hyperparameters", {}), errors)
-    seed = _int(data.get("seed", 0), "seed", errors, 0, 2**31 - 1)
+    seed = _whole(data.get("seed", 0), "seed", errors, _engine_range("seed"))
     processes = _int(data.get("num_processes", 1), "num_processes", errors, 1, MAX_PROCESSES)
     strategy = data.get("strategy", "ddp")
     if strategy not in STRATEGIES:
@@ -415,18 +424,15 @@ def _hyperparameters(
     before = len(errors)
     errors += [(f"{where}.{k}", why) for k, why in RESERVED_HYPERPARAMETERS.items() if k in data]
     errors += list(_type_errors(CONFIGS[algorithm], data, where))
-    for name in ("micro_batch_size", "gradient_accumulation_steps"):
-        if _is_int(data.get(name)) and data[name] < 1:  # the engine's checks divide by them
-            errors.append((f"{where}.{name}", "must be at least 1"))
     if len(errors) > before:
         return None
     try:
         engine = config_from_dict({**data, "algorithm": algorithm})
+    except FieldErrors as exc:  # every field outside the range the engine documents for it
+        errors += [(f"{where}.{path}", why) for path, why in exc.errors]
+        return None
     except ValueError as exc:
         errors += _engine_errors(str(exc), where)
-        return None
-    except ArithmeticError as exc:  # e.g. a zero batch size divides by zero in a check
-        errors.append((where, f"inconsistent batch sizes ({exc})"))
         return None
     resolved = json.loads(json.dumps(engine.to_dict()))
     return {k: v for k, v in resolved.items() if k not in RESERVED_HYPERPARAMETERS}
@@ -447,7 +453,7 @@ def _eval(data: Any, versions: list[int], errors: list[tuple[str, str]]) -> Eval
         return None
     before = len(errors)
     errors += [(f"{where}.{k}", "unknown field") for k in sorted(set(data) - EVAL_KEYS)]
-    every = _int(data.get("every", 0), f"{where}.every", errors, 0, 1_000_000)
+    every = _whole(data.get("every", 0), f"{where}.every", errors, _engine_range("eval_every"))
     max_tasks = _int(
         data.get("max_tasks", DEFAULT_EVAL_TASKS), f"{where}.max_tasks", errors, 1, MAX_EVAL_TASKS
     )
@@ -574,6 +580,21 @@ def _int(value: Any, where: str, errors: list[tuple[str, str]], low: int, high: 
     if not _is_int(value) or not low <= value <= high:
         errors.append((where, f"must be a whole number from {low} to {high}"))
         return low
+    return int(value)
+
+
+def _engine_range(name: str) -> Range:
+    """The range the engine documents for one of its fields that the configuration sets
+    outside ``hyperparameters`` (the seed, the evaluation interval)."""
+    bounds = field_range(BaseConfig, name)
+    assert bounds is not None, name
+    return bounds
+
+
+def _whole(value: Any, where: str, errors: list[tuple[str, str]], bounds: Range) -> int:
+    if not _is_int(value) or not bounds.contains(value):
+        errors.append((where, f"must be a whole number {bounds.describe()}"))
+        return int(bounds.low)
     return int(value)
 
 

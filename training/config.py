@@ -1,14 +1,17 @@
 """Run configuration: one dataclass per algorithm, every field documented.
 
 `BaseConfig` holds what every algorithm shares (model, optimiser, schedule, sampling,
-checkpointing); each algorithm's config adds its own fields. Cross-field checks live in
-`validate()` and nowhere else. `to_dict` / `config_from_dict` round-trip through YAML, and
-the resolved dict is stored with every run and checkpoint.
+checkpointing); each algorithm's config adds its own fields. Every numeric field carries its
+accepted `Range` in its field metadata (`field_range` reads it; the platform's parser and the
+algorithms API show the same one), and `validate()` checks the ranges, then the cross-field
+rules, and nowhere else. `to_dict` / `config_from_dict` round-trip through YAML, and the
+resolved dict is stored with every run and checkpoint.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -16,13 +19,99 @@ from typing import Any, ClassVar
 import yaml
 
 
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric field accepts: `low` to `high`, each end included unless open.
+
+    Every bound is finite, so nan, inf and absurd magnitudes (a 1e308 learning rate) are
+    refused by name before anything is sized from them."""
+
+    low: float
+    high: float
+    low_open: bool = False
+    high_open: bool = False
+
+    def contains(self, value: float) -> bool:
+        if not math.isfinite(value):
+            return False
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below
+
+    def describe(self) -> str:
+        low, high = _shown(self.low), _shown(self.high)
+        if not self.low_open and not self.high_open:
+            return f"from {low} to {high}"
+        first = f"above {low}" if self.low_open else f"at least {low}"
+        return f"{first} and {'below' if self.high_open else 'at most'} {high}"
+
+
+RANGE = "range"
+"""Field-metadata key of a numeric field's `Range`."""
+MAX_ROLLOUT_SEQUENCES = 65_536
+"""Completions one step may sample (prompts_per_step x group_size): each is generated,
+verified and trained on within the step."""
+MAX_STEP_TOKENS = 2**27
+"""Completion tokens one step may generate (completions x max_new_tokens), about 134 million:
+the largest DAPO-style step (512 prompts x 16 x 16k tokens) fits, a step that no worker could
+hold in memory or finish within a run's time limit does not."""
+
+
+def bounded(
+    default: Any, low: float, high: float, *, low_open: bool = False, high_open: bool = False
+) -> Any:
+    """A dataclass field with `default` whose accepted values are the `Range` low..high."""
+    return field(default=default, metadata={RANGE: Range(low, high, low_open, high_open)})
+
+
+def field_range(cls: type, name: str) -> Range | None:
+    """The `Range` of field `name` of config class `cls` (a subclass may override a field's
+    default without repeating its range), or None for a field that is not numeric."""
+    for klass in cls.__mro__:
+        if not dataclasses.is_dataclass(klass):
+            continue
+        for f in dataclasses.fields(klass):
+            if f.name == name and RANGE in f.metadata:
+                return f.metadata[RANGE]
+    return None
+
+
+class FieldErrors(ValueError):
+    """Every field outside its range, each as (path, reason); the message names them all."""
+
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{path}: {reason}" for path, reason in errors))
+        self.errors = errors
+
+
+def range_errors(config: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """(path, reason) for every numeric field of `config` (nested configs included) outside
+    its documented range; None is left to the field's type (it switches an option off)."""
+    errors: list[tuple[str, str]] = []
+    for f in dataclasses.fields(config):
+        value, path = getattr(config, f.name), f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(value):
+            errors += range_errors(value, f"{path}.")
+            continue
+        bounds = field_range(type(config), f.name)
+        if bounds is None or value is None:
+            continue
+        whole = str(f.type).startswith("int")  # the annotation, a string under __future__
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        if not all(_is_number(v, whole) and bounds.contains(v) for v in values):
+            each = "each " if isinstance(value, (tuple, list)) else ""
+            kind = "a whole number" if whole else "a number"
+            errors.append((path, f"{each}must be {kind} {bounds.describe()}"))
+    return errors
+
+
 @dataclass
 class ModelConfig:
     path: str | None = None
     """Local Hugging Face causal-LM directory or hub id; None builds the tiny model."""
-    tiny_layers: int = 2
+    tiny_layers: int = bounded(2, 1, 64)
     """Tiny builder only: number of decoder layers."""
-    tiny_width: int = 128
+    tiny_width: int = bounded(128, 8, 4096)
     """Tiny builder only: hidden size (intermediate size is 4x)."""
     gradient_checkpointing: bool = False
     """Trade compute for memory on large models."""
@@ -30,13 +119,13 @@ class ModelConfig:
 
 @dataclass
 class SamplingConfig:
-    max_new_tokens: int = 16
+    max_new_tokens: int = bounded(16, 1, 32_768)
     """Completion length limit in tokens; longer completions are truncated."""
-    temperature: float = 1.0
+    temperature: float = bounded(1.0, 0, 10, low_open=True)
     """Sampling temperature; log-probabilities for the loss use the same temperature."""
-    top_p: float = 1.0
+    top_p: float = bounded(1.0, 0, 1, low_open=True)
     """Nucleus sampling threshold (1.0 = off)."""
-    top_k: int = 0
+    top_k: int = bounded(0, 0, 1_000_000)
     """Top-k sampling (0 = off)."""
     backend: str = "engine"
     """`engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished
@@ -50,29 +139,29 @@ class SamplingConfig:
 class BaseConfig:
     algorithm: ClassVar[str] = "base"
 
-    seed: int = 0
+    seed: int = bounded(0, 0, 2**31 - 1)
     """Seeds python, numpy and torch; with the same seed a CPU run is bit-reproducible."""
-    max_steps: int = 100
+    max_steps: int = bounded(100, 1, 1_000_000)
     """Training steps (one rollout batch each for RL algorithms)."""
-    prompts_per_step: int = 16
+    prompts_per_step: int = bounded(16, 1, 16_384)
     """Prompts drawn from the sampler per step (global, across processes)."""
-    learning_rate: float = 5e-4
+    learning_rate: float = bounded(5e-4, 0, 1, low_open=True)
     """Peak AdamW learning rate."""
-    weight_decay: float = 0.0
+    weight_decay: float = bounded(0.0, 0, 1)
     """AdamW weight decay."""
-    adam_betas: tuple[float, float] = (0.9, 0.99)
-    """AdamW betas."""
+    adam_betas: tuple[float, float] = bounded((0.9, 0.99), 0, 1, high_open=True)
+    """AdamW betas (beta1, beta2), each below 1."""
     lr_schedule: str = "constant"
     """One of `constant`, `linear`, `cosine` (transformers' schedulers), after warmup."""
-    warmup_steps: int = 0
+    warmup_steps: int = bounded(0, 0, 1_000_000)
     """Optimizer steps of linear warmup."""
-    max_grad_norm: float | None = 1.0
+    max_grad_norm: float | None = bounded(1.0, 0, 1e6)
     """Global gradient-norm clip; None disables clipping."""
-    micro_batch_size: int | None = None
+    micro_batch_size: int | None = bounded(None, 1, MAX_ROLLOUT_SEQUENCES)
     """Sequences per forward/backward pass; None = one optimizer step per epoch over the batch."""
-    gradient_accumulation_steps: int = 1
+    gradient_accumulation_steps: int = bounded(1, 1, 4096)
     """Micro-batches accumulated per optimizer step."""
-    cpu_threads: int = 0
+    cpu_threads: int = bounded(0, 0, 1024)
     """torch intra-op threads when running on CPU (0 = torch's default). Tiny models run
     fastest on 1: their matrices are too small to split, and spare cores go to verification."""
     mixed_precision: str = "no"
@@ -81,29 +170,25 @@ class BaseConfig:
     """Sampling parameters for rollouts; recorded with the run."""
     model: ModelConfig = field(default_factory=ModelConfig)
     """Which model to train."""
-    checkpoint_every: int = 0
+    checkpoint_every: int = bounded(0, 0, 1_000_000)
     """Save a checkpoint every this many steps (0 = only at the end)."""
     resume: bool = True
     """Resume from the store's latest checkpoint when one exists."""
-    eval_every: int = 0
+    eval_every: int = bounded(0, 0, 1_000_000)
     """Run the held-out evaluation every this many steps (0 = never during training)."""
-    eval_temperature: float = 1.0
+    eval_temperature: float = bounded(1.0, 0, 10)
     """Sampling temperature for held-out evaluation (0 = greedy)."""
 
     def validate(self) -> None:
-        """All cross-field checks, in one place; raises ValueError naming the field."""
-        _check(self.max_steps > 0, "max_steps", "must be positive")
-        _check(self.prompts_per_step > 0, "prompts_per_step", "must be positive")
-        _check(self.learning_rate > 0, "learning_rate", "must be positive")
+        """All checks, in one place: every numeric field against its range (FieldErrors naming
+        each one outside), then the cross-field rules (ValueError naming the field)."""
+        errors = range_errors(self)
+        if errors:
+            raise FieldErrors(errors)
         _check(self.lr_schedule in ("constant", "linear", "cosine"), "lr_schedule", "unknown")
         _check(self.mixed_precision in ("no", "bf16"), "mixed_precision", "must be no or bf16")
-        _check(self.gradient_accumulation_steps > 0, "gradient_accumulation_steps", "must be >= 1")
-        _check(self.sampling.max_new_tokens > 0, "sampling.max_new_tokens", "must be positive")
-        _check(self.sampling.temperature > 0, "sampling.temperature", "must be positive")
-        _check(self.warmup_steps >= 0, "warmup_steps", "must be >= 0")
         _check(self.sampling.backend in ("engine", "hf"), "sampling.backend", "engine or hf")
-        _check(self.sampling.top_k >= 0, "sampling.top_k", "must be >= 0 (0 = off)")
-        _check(0 < self.sampling.top_p <= 1, "sampling.top_p", "must be in (0, 1]")
+        self._check_step_size()
         batch = self.rollout_batch_size
         mini = self.mini_batch_size
         _check(batch % mini == 0, "micro_batch_size", f"micro x accumulation must divide {batch}")
@@ -119,6 +204,23 @@ class BaseConfig:
             "warmup_steps",
             f"must be below the run's {total} optimizer steps, or the learning rate never "
             "reaches its peak",
+        )
+
+    def _check_step_size(self) -> None:
+        """Products of fields that are each in range can still size a step no machine holds."""
+        sequences = self.rollout_batch_size
+        _check(
+            sequences <= MAX_ROLLOUT_SEQUENCES,
+            "prompts_per_step, group_size",
+            f"prompts_per_step x group_size is {sequences} completions per step; at most "
+            f"{MAX_ROLLOUT_SEQUENCES}",
+        )
+        tokens = sequences * self.sampling.max_new_tokens
+        _check(
+            tokens <= MAX_STEP_TOKENS,
+            "sampling.max_new_tokens",
+            f"{self.sampling.max_new_tokens} tokens x {sequences} completions is {tokens} "
+            f"tokens per step; at most {MAX_STEP_TOKENS}",
         )
 
     @property
@@ -149,25 +251,25 @@ class BaseConfig:
 class RLConfig(BaseConfig):
     """Fields shared by the policy-gradient algorithms (GRPO, RLOO, PPO)."""
 
-    group_size: int = 8
+    group_size: int = bounded(8, 1, 1024)
     """Completions sampled per prompt (G)."""
-    num_epochs: int = 1
+    num_epochs: int = bounded(1, 1, 64)
     """Passes over each rollout batch (PPO epochs / GRPO mu); >1 needs importance ratios."""
-    clip_eps: float = 0.2
+    clip_eps: float = bounded(0.2, 0, 1, low_open=True, high_open=True)
     """Lower clip range of the ratio: 1 - clip_eps."""
-    clip_eps_high: float | None = None
+    clip_eps_high: float | None = bounded(None, 0, 1, low_open=True, high_open=True)
     """Upper clip range 1 + clip_eps_high; larger than clip_eps is DAPO's clip-higher. None = clip_eps."""
     kl_estimator: str = "none"
     """KL to the frozen reference: `k1`, `k3`, or `none` (then no reference copy is kept)."""
-    kl_coef: float = 0.0
+    kl_coef: float = bounded(0.0, 0, 100)
     """Weight of the KL term (beta)."""
-    entropy_coef: float = 0.0
+    entropy_coef: float = bounded(0.0, 0, 10)
     """Entropy bonus weight (0 = entropy is only logged)."""
     reward_normalization: str = "none"
     """`none` or `batch` (standardise rewards over the rollout batch before advantages)."""
-    reward_clip: float | None = None
+    reward_clip: float | None = bounded(None, 0, 1e6, low_open=True)
     """Clip rewards to [-reward_clip, reward_clip] after normalisation; None = off."""
-    unscorable_reward: float = 0.0
+    unscorable_reward: float = bounded(0.0, -1e6, 1e6)
     """Reward given to completions the reward function marks unscorable (None)."""
     tis: str = "off"
     """Truncated importance sampling against the generator's own log-probs: `off`, `token`
@@ -177,9 +279,10 @@ class RLConfig(BaseConfig):
     which logprob_gap/* measures every step (Yao et al. 2025, "Your efficient RL framework
     secretly brings you off-policy RL training"). GRPO, RLOO and PPO; rejection sampling
     ignores it."""
-    tis_cap: float = 2.0
-    """Upper bound C of the truncated importance weight min(ratio, C)."""
-    verification_workers: int = 4
+    tis_cap: float = bounded(2.0, 1, 1e6)
+    """Upper bound C of the truncated importance weight min(ratio, C); at least 1, or
+    on-policy tokens lose weight."""
+    verification_workers: int = bounded(4, 1, 64)
     """Threads that run the reward function, each on a slice of the step's completions (1 = in
     the training thread). The sandbox and the SQL box serve concurrent callers, so code
     families verify this many completions at a time; above 1 the reward function must be
@@ -191,22 +294,14 @@ class RLConfig(BaseConfig):
 
     def validate(self) -> None:
         super().validate()
-        _check(self.group_size >= 1, "group_size", "must be >= 1")
-        _check(self.num_epochs >= 1, "num_epochs", "must be >= 1")
         _check(self.kl_estimator in ("none", "k1", "k3"), "kl_estimator", "must be none, k1 or k3")
         _check(self.reward_normalization in ("none", "batch"), "reward_normalization", "unknown")
         _check(self.tis in ("off", "token", "sequence"), "tis", "must be off, token or sequence")
-        _check(self.tis_cap >= 1, "tis_cap", "must be >= 1 (below, on-policy tokens lose weight)")
-        _check(self.verification_workers >= 1, "verification_workers", "must be >= 1")
         if self.kl_estimator == "none":
             _check(self.kl_coef == 0.0, "kl_coef", "needs kl_estimator k1 or k3")
         else:
             why = f"must be above 0 with kl_estimator {self.kl_estimator}, or no KL is computed"
             _check(self.kl_coef > 0, "kl_coef", f"{why} (set kl_estimator none to train without)")
-        _check(0 < self.clip_eps < 1, "clip_eps", "must be between 0 and 1")
-        high = self.clip_eps_high
-        _check(high is None or 0 < high < 1, "clip_eps_high", "must be between 0 and 1, or null")
-        _check(self.reward_clip is None or self.reward_clip > 0, "reward_clip", "must be > 0")
 
     @property
     def uses_reference(self) -> bool:
@@ -238,7 +333,7 @@ class GRPOConfig(RLConfig):
     prompts, until the step has `prompts_per_step` groups with mixed rewards or
     `max_refill_rounds` extra rounds have run (then the missing groups count for nothing).
     Logs `dynamic_sampling/fill_rate`, `/rounds` and `/prompts_generated`."""
-    max_refill_rounds: int = 3
+    max_refill_rounds: int = bounded(3, 0, 16)
     """Dynamic sampling only: extra generate-and-verify rounds a step may run. Each round
     draws the missing groups divided by the share of mixed groups seen so far this step."""
     async_verification: bool = False
@@ -258,7 +353,6 @@ class GRPOConfig(RLConfig):
             "compares each completion with the others of its group",
         )
         _check(self.advantage_estimator in ("grpo", "rloo"), "advantage_estimator", "unknown")
-        _check(self.max_refill_rounds >= 0, "max_refill_rounds", "must be >= 0")
         _check(
             self.loss_aggregation in ("sequence", "token", "constant"),
             "loss_aggregation",
@@ -288,23 +382,16 @@ class PPOConfig(RLConfig):
     """Completions per prompt (PPO needs no groups; more samples per prompt is still cheap)."""
     num_epochs: int = 2
     """PPO epochs over each rollout batch."""
-    gamma: float = 1.0
+    gamma: float = bounded(1.0, 0, 1, low_open=True)
     """Discount factor for GAE."""
-    lam: float = 0.95
+    lam: float = bounded(0.95, 0, 1)
     """GAE lambda."""
-    vf_coef: float = 0.5
-    """Value loss weight."""
-    vf_clip: float = 0.2
+    vf_coef: float = bounded(0.5, 0, 100, low_open=True)
+    """Value loss weight (above 0, or the value head never learns)."""
+    vf_clip: float = bounded(0.2, 0, 1e6, low_open=True)
     """Value clipping range around the rollout-time values."""
     whiten_advantages: bool = True
     """Standardise advantages over the batch."""
-
-    def validate(self) -> None:
-        super().validate()
-        _check(0 < self.gamma <= 1, "gamma", "must be in (0, 1]")
-        _check(0 <= self.lam <= 1, "lam", "must be in [0, 1]")
-        _check(self.vf_coef > 0, "vf_coef", "must be > 0, or the value head never learns")
-        _check(self.vf_clip > 0, "vf_clip", "must be > 0")
 
 
 @dataclass
@@ -323,7 +410,7 @@ class RejectionConfig(RLConfig):
 
     algorithm: ClassVar[str] = "rejection"
 
-    max_kept_per_prompt: int = 1
+    max_kept_per_prompt: int = bounded(1, 1, 1024)
     """Distinct passing completions kept per prompt."""
 
     micro_batch_size: int | None = None
@@ -381,3 +468,13 @@ def load_config(path: str | Path) -> tuple[BaseConfig, dict[str, Any]]:
 def _check(ok: bool, name: str, reason: str) -> None:
     if not ok:
         raise ValueError(f"{name}: {reason}")
+
+
+def _is_number(value: Any, whole: bool = False) -> bool:
+    kinds = int if whole else (int, float)
+    return isinstance(value, kinds) and not isinstance(value, bool)
+
+
+def _shown(value: float) -> str:
+    """A bound as people write it: 1000000, 0.5, 1e-06."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)

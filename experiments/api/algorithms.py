@@ -19,6 +19,14 @@ from rest_framework.views import APIView
 from .. import algorithms
 
 
+class RangeSerializer(serializers.Serializer):
+    low = serializers.FloatField(help_text="The smallest accepted value (unless `low_open`).")
+    high = serializers.FloatField(help_text="The largest accepted value (unless `high_open`).")
+    low_open = serializers.BooleanField(help_text="`low` itself is refused.")
+    high_open = serializers.BooleanField(help_text="`high` itself is refused.")
+    text = serializers.CharField(help_text="The range in words, as errors state it.")
+
+
 class HyperparameterSerializer(serializers.Serializer):
     path = serializers.CharField(help_text="`learning_rate`, or `sampling.temperature` (nested).")
     type = serializers.ChoiceField(choices=["int", "float", "bool", "str", "float_pair"])
@@ -27,6 +35,11 @@ class HyperparameterSerializer(serializers.Serializer):
     help = serializers.CharField(help_text="One sentence from the engine's config.")
     choices = serializers.ListField(
         child=serializers.CharField(), allow_null=True, help_text="The accepted values, if few."
+    )
+    range = RangeSerializer(
+        allow_null=True,
+        help_text="What a numeric field accepts (each number of a pair); null for the others. "
+        "Experiments outside it are refused with this range in the error.",
     )
 
 
@@ -69,7 +82,7 @@ class AlgorithmsView(APIView):
 
     @extend_schema(
         responses=AlgorithmSerializer(many=True),
-        description="Every algorithm with its hyper-parameters: type, default and help.",
+        description="Every algorithm with its hyper-parameters: type, default, range and help.",
     )
     def get(self, request: Request) -> Response:
         specs = [asdict(spec) for spec in algorithms.algorithms()]

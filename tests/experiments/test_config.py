@@ -44,7 +44,7 @@ def test_it_hashes_equal_meanings_equally():
 
 def test_it_names_the_engine_field_that_the_engine_refuses():
     bad = with_(hyperparameters={"learning_rate": -1.0})
-    assert errors_of(bad) == {"hyperparameters.learning_rate": "must be positive"}
+    assert errors_of(bad) == {"hyperparameters.learning_rate": "must be a number above 0 and at most 1"}
 
 
 def test_it_names_each_unknown_hyperparameter():
@@ -67,7 +67,7 @@ def test_it_names_a_wrongly_typed_nested_hyperparameter_before_the_engine_sees_i
 
 def test_it_refuses_a_zero_micro_batch_instead_of_dividing_by_it():
     found = errors_of(with_(hyperparameters={"micro_batch_size": 0}))
-    assert found == {"hyperparameters.micro_batch_size": "must be at least 1"}
+    assert found == {"hyperparameters.micro_batch_size": "must be a whole number from 1 to 65536"}
 
 
 def test_it_keeps_fields_set_elsewhere_out_of_the_hyperparameters():

@@ -60,8 +60,51 @@ def test_it_creates_a_frozen_experiment_with_every_version_pinned(api, pinned):
 def test_it_names_the_hyperparameter_the_engine_refuses(api, pinned):
     response = create(api, pinned, hyperparameters={"learning_rate": -1})
     assert response.status_code == 400
-    assert fields(response) == {"config.hyperparameters.learning_rate": "must be positive"}
+    assert fields(response) == {
+        "config.hyperparameters.learning_rate": "must be a number above 0 and at most 1"
+    }
     assert not Experiment.objects.exists()
+
+
+def test_it_refuses_every_out_of_range_hyperparameter_naming_the_field_and_its_limit(api, pinned):
+    sizes = {
+        "group_size": 10**6,
+        "prompts_per_step": 10**6,
+        "max_steps": 10**18,
+        "learning_rate": 1e308,
+        "sampling": {"max_new_tokens": 10**9},
+    }
+    response = create(api, pinned, hyperparameters=sizes)
+    assert response.status_code == 400
+    assert fields(response) == {
+        "config.hyperparameters.group_size": "must be a whole number from 1 to 1024",
+        "config.hyperparameters.prompts_per_step": "must be a whole number from 1 to 16384",
+        "config.hyperparameters.max_steps": "must be a whole number from 1 to 1000000",
+        "config.hyperparameters.learning_rate": "must be a number above 0 and at most 1",
+        "config.hyperparameters.sampling.max_new_tokens": "must be a whole number from 1 to 32768",
+    }
+    assert not Experiment.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("hyperparameters", "field", "limit"),
+    [
+        ({"group_size": 1024, "prompts_per_step": 1024}, "group_size", "at most 65536"),
+        ({"group_size": 1024, "prompts_per_step": 1024}, "prompts_per_step", "at most 65536"),
+        (
+            {"group_size": 64, "prompts_per_step": 1024, "sampling": {"max_new_tokens": 32768}},
+            "sampling.max_new_tokens",
+            "at most 134217728",
+        ),
+    ],
+)
+def test_it_refuses_a_step_whose_size_is_out_of_bounds_though_each_field_is_in_range(
+    api, pinned, hyperparameters, field, limit
+):
+    response = create(api, pinned, hyperparameters=hyperparameters)
+    assert response.status_code == 400
+    assert limit in fields(response)[f"config.hyperparameters.{field}"]
+
 
 
 def test_it_refuses_a_verifier_version_of_another_team(api, pinned, outsider):

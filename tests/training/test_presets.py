@@ -36,9 +36,9 @@ def test_it_names_the_seven_recipes():
         ("rloo", {"group_size": 1}, "group_size: RLOO needs at least 2 completions per prompt"),
         ("grpo", {"kl_coef": 0.0}, "kl_coef: must be above 0 with kl_estimator k3"),
         ("dr-grpo", {"kl_coef": 0.1}, "kl_coef: needs kl_estimator k1 or k3"),
-        ("dapo", {"clip_eps_high": 1.5}, "clip_eps_high: must be between 0 and 1"),
-        ("ppo", {"gamma": 0.0}, "gamma: must be in (0, 1]"),
-        ("ppo", {"vf_coef": 0.0}, "vf_coef: must be > 0, or the value head never learns"),
+        ("dapo", {"clip_eps_high": 1.5}, "clip_eps_high: must be a number above 0 and below 1"),
+        ("ppo", {"gamma": 0.0}, "gamma: must be a number above 0 and at most 1"),
+        ("ppo", {"vf_coef": 0.0}, "vf_coef: must be a number above 0 and at most 100"),
         (
             "rejection-sampling",
             {"max_kept_per_prompt": 9},
