@@ -10,6 +10,7 @@ from typing import Any
 from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from .parsers import TooDeep, first_problems, unstorable_json
 
@@ -69,11 +70,29 @@ class RejectUnknownFieldsMixin:
         return value
 
 
-class StrictSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+class FormOmissionMixin:
+    """A field a form or multipart body leaves out is left out, as in a JSON body.
+
+    DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+    missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+    switch it off. Here an omitted field is omitted whatever the body's encoding: required
+    ones are a 400 naming them, optional ones keep their default (or their current value).
+    """
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()  # type: ignore[misc]
+        for field in fields.values():
+            field.default_empty_html = empty
+        return fields
+
+
+class StrictSerializer(FormOmissionMixin, RejectUnknownFieldsMixin, serializers.Serializer):
     pass
 
 
-class StrictModelSerializer(RejectUnknownFieldsMixin, serializers.ModelSerializer):
+class StrictModelSerializer(
+    FormOmissionMixin, RejectUnknownFieldsMixin, serializers.ModelSerializer
+):
     serializer_field_mapping = {
         **serializers.ModelSerializer.serializer_field_mapping,
         models.JSONField: JSONField,

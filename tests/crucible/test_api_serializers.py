@@ -47,3 +47,23 @@ def test_it_refuses_a_nul_in_an_uploads_json_mapping(api, owner, team):
     error = only_error(response)
     assert (error["field"], error["code"]) == ("mapping.answer", "null_characters_not_allowed")
     assert family.versions.count() == 0
+
+
+def test_it_reads_a_boolean_a_form_leaves_out_as_left_out():
+    from django.http import QueryDict
+    from rest_framework import serializers
+
+    from crucible.api.serializers import StrictSerializer
+
+    class Body(StrictSerializer):
+        required_flag = serializers.BooleanField()
+        optional_flag = serializers.BooleanField(required=False)
+        defaulted_flag = serializers.BooleanField(default=True)
+
+    body = Body(data=QueryDict(""))
+    assert not body.is_valid()
+    assert set(body.errors) == {"required_flag"}
+    body = Body(data=QueryDict("required_flag=true"))
+    assert body.is_valid(), body.errors
+    # Left out means left out: no False for the optional one, the default for the other.
+    assert body.validated_data == {"required_flag": True, "defaulted_flag": True}
