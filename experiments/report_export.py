@@ -165,9 +165,10 @@ def _signals(found: dict[str, Any] | None) -> str:
 
 
 def _review(report: dict[str, Any]) -> str:
+    regressed = ", ".join(report.get("regressed_families", []))
     reviews = "".join(
         f"<li>{escape(r['reviewer'] or '')}: {escape(r['decision'])}"
-        f"{' — ' + escape(r['note']) if r['note'] else ''}</li>"
+        f"{' — ' + escape(r['note']) if r['note'] else ''}{_override(r, regressed)}</li>"
         for r in report.get("reviews", [])
     )
     comments = "".join(
@@ -177,3 +178,13 @@ def _review(report: dict[str, Any]) -> str:
         for c in report.get("comments", [])
     )
     return f"<ul>{reviews or '<li>no reviews</li>'}</ul><h3>Comments</h3><ul>{comments}</ul>"
+
+
+def _override(review: dict[str, Any], regressed: str) -> str:
+    reason = review.get("override_reason")
+    if not reason:
+        return ""
+    return (
+        f"<p class='regressed'><strong>Overrode the regression of {escape(regressed)}:</strong> "
+        f"{escape(reason)}</p>"
+    )

@@ -76,10 +76,24 @@ class VerifierVersionRefSerializer(serializers.Serializer):
     number = serializers.IntegerField()
 
 
+class RegressionOverrideSerializer(serializers.Serializer):
+    reviewer = serializers.CharField()
+    reason = serializers.CharField(help_text="Why the approval accepted the regression.")
+    families = serializers.ListField(
+        child=serializers.CharField(), help_text="The families the report found regressed."
+    )
+
+
 class PromotionRefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     report = serializers.IntegerField()
     report_version = serializers.IntegerField()
+    overrides = RegressionOverrideSerializer(
+        many=True,
+        required=False,
+        help_text="Approvals of the report over a regressed family, with their written "
+        "reasons; empty when nothing regressed (absent in lineages frozen before overrides).",
+    )
 
 
 class LineageSerializer(serializers.Serializer):
@@ -132,11 +146,9 @@ class ModelVersionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     @extend_schema_field(PromotionRefSerializer(allow_null=True))
-    def get_promotion(self, version: ModelVersion) -> dict[str, int] | None:
+    def get_promotion(self, version: ModelVersion) -> dict[str, Any] | None:
         found = _promotion(version)
-        if found is None:
-            return None
-        return {"id": found.pk, "report": found.report_id, "report_version": found.report.version}
+        return None if found is None else registry.promotion_ref(found)
 
     def get_production_refusal(self, version: ModelVersion) -> str | None:
         return registry.alias_refusal(version, registry.PRODUCTION)

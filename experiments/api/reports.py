@@ -258,7 +258,7 @@ class ReviewSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReportReview
-        fields = ["id", "reviewer", "decision", "note", "created_at"]
+        fields = ["id", "reviewer", "decision", "note", "override_reason", "created_at"]
         read_only_fields = fields
 
 
@@ -304,6 +304,12 @@ class ReportSerializer(ReportListSerializer):
     reviews = ReviewSerializer(many=True, read_only=True)
     required_approvals = serializers.SerializerMethodField()
     authors_may_approve = serializers.SerializerMethodField()
+    approver_roles = serializers.SerializerMethodField(
+        help_text="The team roles whose reviews count (the team's review policy)."
+    )
+    regressed_families = serializers.SerializerMethodField(
+        help_text="Families the figures call regressed: approving needs an override_reason."
+    )
     candidate_checkpoint = serializers.IntegerField(
         source="candidate.checkpoint_id",
         read_only=True,
@@ -324,8 +330,8 @@ class ReportSerializer(ReportListSerializer):
     class Meta(ReportListSerializer.Meta):
         fields = [
             *ReportListSerializer.Meta.fields, "figures", "comments", "reviews",
-            "required_approvals", "authors_may_approve", "candidate_checkpoint", "promotion",
-            "charts", "canaries",
+            "required_approvals", "authors_may_approve", "approver_roles", "regressed_families",
+            "candidate_checkpoint", "promotion", "charts", "canaries",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -334,6 +340,14 @@ class ReportSerializer(ReportListSerializer):
 
     def get_authors_may_approve(self, report: EvaluationReport) -> bool:
         return reports.policy(report.team).authors_may_approve
+
+    @extend_schema_field(serializers.ListField(child=serializers.ChoiceField(Role.choices)))
+    def get_approver_roles(self, report: EvaluationReport) -> list[str]:
+        return list(reports.policy(report.team).approver_roles)
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_regressed_families(self, report: EvaluationReport) -> list[str]:
+        return reports.regressed_families(report)
 
     @extend_schema_field(ChartSerializer(many=True))
     def get_charts(self, report: EvaluationReport) -> list[dict[str, str]]:
@@ -379,6 +393,12 @@ class CommentCreateSerializer(StrictSerializer):
 class ReviewCreateSerializer(StrictSerializer):
     decision = serializers.ChoiceField(choices=ReviewDecision.choices)
     note = serializers.CharField(required=False, default="", allow_blank=True, max_length=10_000)
+    override_reason = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=10_000,
+        help_text="Required to approve a report with a regressed family: why the regression "
+        "is accepted. Shown on the report, audited, and carried into the lineage of a model "
+        "version promoted on it.",
+    )  # fmt: skip
 
 
 class ReportViewSet(
@@ -388,8 +408,9 @@ class ReportViewSet(
     mixins.CreateModelMixin,
     viewsets.GenericViewSet,
 ):
-    """Regression reports of the caller's teams, newest first. Anyone in the team may comment
-    and review; making and submitting a report needs the editor role."""
+    """Regression reports of the caller's teams, newest first. Anyone in the team may comment;
+    the roles the team's review policy names review; making and submitting a report needs the
+    editor role."""
 
     queryset = EvaluationReport.objects.none()
     permission_classes = [TeamRolePermission]
@@ -489,11 +510,32 @@ class ReportViewSet(
 
 class ReviewPolicySerializer(StrictSerializer):
     required_approvals = serializers.IntegerField(min_value=1, max_value=20)
-    authors_may_approve = serializers.BooleanField()
+    authors_may_approve = serializers.BooleanField(
+        help_text="Whether a report's author may review it (default false)."
+    )
+    approver_roles = serializers.ListField(
+        child=serializers.ChoiceField(choices=Role.choices),
+        min_length=1,
+        help_text="The team roles whose reviews count (default editor and admin); the others "
+        "may comment.",
+    )
+
+    def validate_approver_roles(self, value: list[str]) -> list[str]:
+        return sorted(set(value), key=Role.rank)
+
+
+class ReviewPolicyUpdateSerializer(ReviewPolicySerializer):
+    """What a PUT changes: the fields it names; those it leaves out keep their value."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        for field in fields.values():
+            field.required = False
+        return fields
 
 
 class ReviewPolicyView(APIView):
-    """GET: a team's review rule; PUT (admin role): change it."""
+    """GET: a team's review rule; PUT (admin role): change the parts it names."""
 
     @extend_schema(responses={200: ReviewPolicySerializer})
     def get(self, request: Request, team_slug: str) -> Response:
@@ -501,11 +543,11 @@ class ReviewPolicyView(APIView):
         rule = reports.policy(team)
         return Response(ReviewPolicySerializer(rule).data)
 
-    @extend_schema(request=ReviewPolicySerializer, responses={200: ReviewPolicySerializer})
+    @extend_schema(request=ReviewPolicyUpdateSerializer, responses={200: ReviewPolicySerializer})
     def put(self, request: Request, team_slug: str) -> Response:
         team = get_object_or_404(visible_teams(request), slug=team_slug)
         check_role(request, team, Role.ADMIN)
-        body = ReviewPolicySerializer(data=request.data)
+        body = ReviewPolicyUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rule = reports.set_policy(request.user, team, **body.validated_data)
         return Response(ReviewPolicySerializer(rule).data)

@@ -132,12 +132,20 @@ class EvaluationReport(models.Model):
         return f"report {self.pk} (v{self.version})"
 
 
+def default_approver_roles() -> list[str]:
+    """Who reviews by default: the roles that could make and submit the report themselves."""
+    return ["editor", "admin"]
+
+
 class ReviewPolicy(models.Model):
     """A team's review rule; a team without a row uses the defaults."""
 
     team = models.OneToOneField("accounts.Team", on_delete=models.CASCADE, related_name="+")
     required_approvals = models.PositiveIntegerField(default=1)
-    authors_may_approve = models.BooleanField(default=True)
+    authors_may_approve = models.BooleanField(default=False)
+    """Off by default: a review is a second pair of eyes, not the author's own."""
+    approver_roles = models.JSONField(default=default_approver_roles)
+    """The team roles whose decisions count (``Role`` values); viewers only comment by default."""
 
 
 REPORT_CHARTS = {
@@ -183,6 +191,9 @@ class ReportReview(models.Model):
     )
     decision = models.CharField(max_length=20, choices=ReviewDecision.choices)
     note = models.TextField(blank=True)
+    override_reason = models.TextField(blank=True)
+    """Why an approval accepts the report's regressed families (its figures are frozen, so
+    they name which); blank when none regressed."""
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -3,8 +3,10 @@
 The gate is the review: a report's figures are frozen once it enters review, a new
 evaluation makes a new version, and only the newest version of a lineage can let its
 checkpoint through (an approval of an older version does not carry over to figures nobody
-approved). A checkpoint is promoted once; the promotion names the report, and is audited
-and pushed to the team's socket.
+approved). A report whose figures show a regressed family lets its checkpoint through only
+with an approval that overrode the regression in writing; that reason goes into the audit and
+the model version's lineage. A checkpoint is promoted once; the promotion names the report,
+and is audited and pushed to the team's socket.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from crucible.accounts.services import record
 from crucible.realtime.publish import publish_to_team
 
 from ..models import Checkpoint, EvaluationReport, Promotion, ReportState
+from . import reports
 
 
 class PromotionRefused(ValidationError):
@@ -39,6 +42,13 @@ def refusal(checkpoint: Checkpoint, report: EvaluationReport) -> str | None:
         )
     if report.state != ReportState.APPROVED:
         return f"report {report.pk} v{report.version} is {report.get_state_display().lower()}, not approved"
+    regressed = reports.regressed_families(report)
+    if regressed and not reports.overrides(report):
+        # Approved before overrides were required: nobody has said why the drop is accepted.
+        return (
+            f"report {report.pk} v{report.version} has regressed families "
+            f"({', '.join(regressed)}) and no approval overrides them with a reason"
+        )
     newer = EvaluationReport.objects.filter(
         team_id=report.team_id, lineage=report.lineage, version__gt=report.version
     ).order_by("-version")
@@ -67,7 +77,8 @@ def promote(
             )
             record(
                 user, "checkpoint.promoted", checkpoint, team=team,
-                changes={"report": report.pk, "version": report.version, "note": note},
+                changes={"report": report.pk, "version": report.version, "note": note,
+                         "overrides": reports.overrides(report)},
                 label=f"{checkpoint.run.experiment.name} run {checkpoint.run.number}, step {checkpoint.step}",
             )  # fmt: skip
     except IntegrityError:

@@ -36,6 +36,7 @@ from training.prompting import prompt_encoding
 from .. import catalogue
 from ..model_format import FamilyFormat, ModelFormat, differences
 from ..models import Checkpoint, ModelAlias, ModelVersion, Promotion, RegisteredModel
+from . import reports
 
 PRODUCTION = "production"
 """The alias serving reads; it may only point at a promoted checkpoint."""
@@ -119,13 +120,18 @@ def lineage_of(checkpoint: Checkpoint) -> dict[str, Any]:
             for v in (judges.get(e["verifier_version"]) for e in curriculum)
             if v is not None
         ],
-        "promotion": None
-        if promotion is None
-        else {
-            "id": promotion.pk,
-            "report": promotion.report_id,
-            "report_version": promotion.report.version,
-        },  # fmt: skip
+        "promotion": None if promotion is None else promotion_ref(promotion),
+    }
+
+
+def promotion_ref(promotion: Promotion) -> dict[str, Any]:
+    """A promotion as a version's lineage names it: the report, and who approved it over a
+    regressed family and why (empty when nothing regressed)."""
+    return {
+        "id": promotion.pk,
+        "report": promotion.report_id,
+        "report_version": promotion.report.version,
+        "overrides": reports.overrides(promotion.report),
     }
 
 

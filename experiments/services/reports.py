@@ -5,8 +5,11 @@ family the success of each on the same tasks, the difference with its paired-boo
 interval and a verdict, a one-line headline, and both capability profiles. Its figures are
 written once; evaluating again and comparing makes the next version of the same lineage,
 with no reviews carried over. Review: draft → in review → approved / changes requested,
-comments threaded on the report, a family row or a plot, approvals counted against the team's
-policy; every step audited and pushed to the team's socket.
+comments threaded on the report, a family row or a plot (by any member), decisions by the roles
+the team's policy names (editors and admins, not the author, by default), approvals counted
+against that policy, and an approval of a regressed family only with a written override reason
+that the report shows and a promotion carries on; every step audited and pushed to the team's
+socket.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from rest_framework.exceptions import ValidationError
 
-from crucible.accounts.models import Team
-from crucible.accounts.services import record
+from crucible.accounts.models import Membership, Team
+from crucible.accounts.services import membership_of, record
 from crucible.realtime.publish import publish_to_team
 from tasks_app.services.errors import field_errors
 
@@ -39,6 +43,14 @@ from ..models import (
 from .evaluation import outcomes
 
 BOOTSTRAP_SEED = 0
+
+
+class ReviewRefused(ValidationError):
+    """A 403 naming ``decision``: the caller's role is not one the team's policy lets review
+    (a viewer may still comment)."""
+
+    status_code = 403
+    default_code = "forbidden"
 
 
 def figures(candidate: EvaluationJob, baseline: EvaluationJob) -> dict[str, Any]:
@@ -103,22 +115,16 @@ def policy(team: Team) -> ReviewPolicy:
     return ReviewPolicy.objects.filter(team=team).first() or ReviewPolicy(team=team)
 
 
-def set_policy(
-    user: AbstractBaseUser, team: Team, *, required_approvals: int, authors_may_approve: bool
-) -> ReviewPolicy:
+def set_policy(user: AbstractBaseUser, team: Team, **changes: Any) -> ReviewPolicy:
+    """Change the named parts of the team's rule (``required_approvals``,
+    ``authors_may_approve``, ``approver_roles``); the rest stay as they are."""
     with transaction.atomic():
-        rule, _ = ReviewPolicy.objects.update_or_create(
-            team=team,
-            defaults={
-                "required_approvals": required_approvals,
-                "authors_may_approve": authors_may_approve,
-            },
-        )
-        changes = {
-            "required_approvals": required_approvals,
-            "authors_may_approve": authors_may_approve,
-        }
-        record(user, "review_policy.changed", team, team=team, changes=changes)
+        rule = ReviewPolicy.objects.select_for_update().filter(team=team).first()
+        rule = rule or ReviewPolicy(team=team)
+        for key, value in changes.items():
+            setattr(rule, key, value)
+        rule.save()
+        record(user, "review_policy.changed", team, team=team, changes=dict(changes))
     return rule
 
 
@@ -136,40 +142,112 @@ def submit(user: AbstractBaseUser, report: EvaluationReport) -> EvaluationReport
     return report
 
 
+def regressed_families(report: EvaluationReport) -> list[str]:
+    """The families the report's frozen figures call regressed."""
+    rows = report.figures.get("families", [])
+    return [row["family"] for row in rows if row.get("verdict") == stats.REGRESSED]
+
+
 def review(
-    user: AbstractBaseUser, report: EvaluationReport, decision: str, note: str = ""
+    user: AbstractBaseUser,
+    report: EvaluationReport,
+    decision: str,
+    note: str = "",
+    override_reason: str = "",
 ) -> EvaluationReport:
     """Record ``user``'s decision; enough approvals approve the report, one request for
-    changes sends it back (a fix is a new version)."""
+    changes sends it back (a fix is a new version). Only the roles the team's policy names
+    review; approving a report with a regressed family needs a written override reason."""
     rule = policy(report.team)
+    override_reason = override_reason.strip()
     with transaction.atomic():
         report = EvaluationReport.objects.select_for_update().get(pk=report.pk)
         if report.state != ReportState.IN_REVIEW:
             raise field_errors([("state", f"the report is not in review (it is {report.state})")])
-        if report.created_by_id == user.pk and not rule.authors_may_approve:
-            raise field_errors(
-                [("decision", "the team does not let a report's author review it")],
-                code="forbidden",
-            )
+        _check_reviewer(user, report, rule)
+        regressed = regressed_families(report)
+        _check_override(decision, regressed, override_reason)
         ReportReview.objects.update_or_create(
-            report=report, reviewer=user, defaults={"decision": decision, "note": note}
-        )
+            report=report, reviewer=user,
+            defaults={"decision": decision, "note": note, "override_reason": override_reason},
+        )  # fmt: skip
         report.state = _state_after(report, rule)
         if report.state != ReportState.IN_REVIEW:
             report.decided_at = timezone.now()
         report.save(update_fields=["state", "decided_at"])
         record(user, f"report.{decision}", report, team=report.team, changes={"note": note})
+        if override_reason:
+            record(user, "report.regression_overridden", report, team=report.team,
+                   changes={"families": regressed, "reason": override_reason})  # fmt: skip
         _publish(report, "reviewed")
     return report
 
 
+def _check_reviewer(user: AbstractBaseUser, report: EvaluationReport, rule: ReviewPolicy) -> None:
+    membership = membership_of(user, report.team)
+    role = membership.role if membership is not None else None
+    if role not in rule.approver_roles:
+        roles = " and ".join(rule.approver_roles)
+        why = f"the team's review policy lets {roles} review; you are {role or 'not a member'}"
+        raise ReviewRefused({"decision": [why]})
+    if report.created_by_id == user.pk and not rule.authors_may_approve:
+        raise field_errors(
+            [("decision", "the team does not let a report's author review it")],
+            code="forbidden",
+        )
+
+
+def _check_override(decision: str, regressed: list[str], reason: str) -> None:
+    """An approval of a regression must say why in its own field, so it is never a note's
+    aside; nothing else may carry an override."""
+    if decision == ReviewDecision.APPROVE and regressed and not reason:
+        why = f"{', '.join(regressed)} regressed: approving needs a written override reason"
+        raise field_errors([("override_reason", why)])
+    if reason and decision != ReviewDecision.APPROVE:
+        raise field_errors([("override_reason", "only an approval overrides a regression")])
+    if reason and not regressed:
+        raise field_errors([("override_reason", "no family regressed: there is nothing to override")])
+
+
 def _state_after(report: EvaluationReport, rule: ReviewPolicy) -> str:
-    decisions = list(report.reviews.values_list("decision", flat=True))
-    if ReviewDecision.REQUEST_CHANGES in decisions:
+    reviews = list(report.reviews.all())
+    if any(r.decision == ReviewDecision.REQUEST_CHANGES for r in reviews):
         return ReportState.CHANGES_REQUESTED
-    if decisions.count(ReviewDecision.APPROVE) >= rule.required_approvals:
+    if len(counted_approvals(report, rule, reviews)) >= rule.required_approvals:
         return ReportState.APPROVED
     return ReportState.IN_REVIEW
+
+
+def counted_approvals(
+    report: EvaluationReport, rule: ReviewPolicy, reviews: list[ReportReview]
+) -> list[ReportReview]:
+    """The approvals the rule counts: by a role it names (as the reviewer's role is now),
+    not by the author unless it allows that, and each overriding any regression."""
+    roles = dict(
+        Membership.objects.filter(team_id=report.team_id).values_list("user_id", "role")
+    )
+    regressed = bool(regressed_families(report))
+    return [
+        r
+        for r in reviews
+        if r.decision == ReviewDecision.APPROVE
+        and roles.get(r.reviewer_id) in rule.approver_roles
+        and (rule.authors_may_approve or r.reviewer_id != report.created_by_id)
+        and (r.override_reason or not regressed)
+    ]
+
+
+def overrides(report: EvaluationReport) -> list[dict[str, Any]]:
+    """Who approved the report over its regressed families, and why: what travels with a
+    checkpoint promoted on it."""
+    families = regressed_families(report)
+    if not families:
+        return []
+    rows = report.reviews.filter(decision=ReviewDecision.APPROVE).exclude(override_reason="")
+    return [
+        {"reviewer": r.reviewer.get_username(), "reason": r.override_reason, "families": families}
+        for r in rows.select_related("reviewer")
+    ]
 
 
 def commentable_charts(report: EvaluationReport) -> dict[str, str]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 
-from crucible.accounts.models import AuditEvent
+from crucible.accounts.models import AuditEvent, Membership, Role
 from experiments.models import Checkpoint, Experiment, Promotion, Run
 from experiments.services import reports
 from tests.experiments.reports_setup import finished_job
@@ -34,16 +35,31 @@ def checkpoint(owner, team, tmp_path: Path) -> Checkpoint:
     return Checkpoint.objects.create(run=run, step=40, path=str(tmp_path / "step-000040"))
 
 
-def report_on(owner, team, checkpoint: Checkpoint | None, approve: bool = True):
+def second_reviewer(team):
+    """An editor of ``team`` other than the report's author: by default a team lets neither
+    viewers nor a report's author approve it."""
+    user, _ = get_user_model().objects.get_or_create(username=f"reviewer-of-{team.slug}")
+    Membership.objects.get_or_create(user=user, team=team, defaults={"role": Role.EDITOR})
+    return user
+
+
+def report_on(
+    owner, team, checkpoint: Checkpoint | None, approve: bool = True, regressed: bool = False
+):
+    """A report on ``checkpoint`` (a base model when None), approved by a second reviewer
+    unless told; ``regressed`` makes its only family drop (approved with a written override)."""
     subject = "sort run 1, step 40" if checkpoint else "tiny-digits-sft"
-    candidate = finished_job(owner, team, [4, 4, 3, 4], subject=subject)
+    better, worse = [4, 4, 3, 4], [1, 2, 1, 0]
+    cand, base = (worse, better) if regressed else (better, worse)
+    candidate = finished_job(owner, team, cand, subject=subject)
     candidate.checkpoint = checkpoint
     candidate.save()
-    baseline = finished_job(owner, team, [1, 2, 1, 0], subject="tiny-digits")
+    baseline = finished_job(owner, team, base, subject="tiny-digits")
     report = reports.create(owner, team, candidate, baseline)
     if approve:
         reports.submit(owner, report)
-        reports.review(owner, report, "approve")
+        why = "digits trades accuracy for the new format; accepted" if regressed else ""
+        report = reports.review(second_reviewer(team), report, "approve", override_reason=why)
     return report
 
 
@@ -64,7 +80,7 @@ def test_it_promotes_a_checkpoint_on_its_approved_report(api, owner, team, check
     )
     assert body["promoted_by"] == "owner" and body["note"] == "ship it" and body["step"] == 40
     audit = AuditEvent.objects.get(action="checkpoint.promoted")
-    assert audit.changes == {"report": report.pk, "version": 1, "note": "ship it"}
+    assert audit.changes == {"report": report.pk, "version": 1, "note": "ship it", "overrides": []}
     # The run's checkpoints and the report both say so.
     listed = api.get(f"/api/v1/runs/{checkpoint.run_id}/checkpoints/").json()
     assert listed[0]["promotion"]["report"] == report.pk
@@ -168,3 +184,45 @@ def test_the_html_export_lists_the_runs_signals_and_plot_comments(api, owner, te
     assert "Reward-hacking and drift signals" in html and "checked at step 40" in html
     assert "<td>KL spike</td><td class=''>ok</td><td>KL 0.01</td>" in html
     assert "owner on the plot worst_tasks: flat tail" in html
+
+
+def test_it_carries_a_regression_override_into_the_promotion_and_the_lineage(
+    api, owner, team, checkpoint
+):
+    report = report_on(owner, team, checkpoint, regressed=True)
+    assert report.state == "approved" and reports.regressed_families(report) == ["digits"]
+    assert promote(api, checkpoint, report, "ship with the drop").status_code == 201
+    override = {
+        "reviewer": f"reviewer-of-{team.slug}",
+        "reason": "digits trades accuracy for the new format; accepted",
+        "families": ["digits"],
+    }
+    audit = AuditEvent.objects.get(action="checkpoint.promoted")
+    assert audit.changes["overrides"] == [override]
+    model = api.post("/api/v1/registered-models/", {"team": team.slug, "name": "m"}, format="json")
+    version = api.post(
+        "/api/v1/model-versions/",
+        {"model": model.json()["id"], "checkpoint": checkpoint.pk},
+        format="json",
+    )
+    assert version.status_code == 201, version.json()
+    assert version.json()["lineage"]["promotion"]["overrides"] == [override]
+    assert version.json()["promotion"]["overrides"] == [override]
+
+
+def test_it_refuses_a_regressed_report_approved_without_a_written_override(
+    api, owner, team, checkpoint
+):
+    # An approval recorded before overrides were required: the report says approved, but
+    # nobody wrote why its regressed family is acceptable.
+    report = report_on(owner, team, checkpoint, approve=False, regressed=True)
+    reports.submit(owner, report)
+    report.reviews.create(reviewer=owner, decision="approve")
+    type(report).objects.filter(pk=report.pk).update(state="approved")
+    response = promote(api, checkpoint, report)
+    assert response.status_code == 409
+    assert fields(response) == {
+        "report": f"report {report.pk} v1 has regressed families (digits) and no approval "
+        "overrides them with a reason"
+    }
+    assert not Promotion.objects.exists()

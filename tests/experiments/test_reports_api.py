@@ -152,11 +152,11 @@ def test_it_refuses_a_report_on_an_unfinished_job(api, owner, team, jobs):
 
 
 def test_review_goes_from_draft_to_approved_and_never_carries_to_a_new_version(
-    api, client_for, teammate, jobs, owner, team
+    api, client_for, editor, jobs, owner, team
 ):
     report = make_report(api, jobs).json()
     url = f"/api/v1/reports/{report['id']}/"
-    reviewer = client_for(teammate)
+    reviewer = client_for(editor)
     early = reviewer.post(url + "review/", {"decision": "approve"}, format="json")
     assert early.status_code == 400 and "not in review" in fields(early)["state"]
     assert api.post(url + "submit/").json()["state"] == "in_review"
@@ -166,7 +166,7 @@ def test_review_goes_from_draft_to_approved_and_never_carries_to_a_new_version(
     )
     assert approved.status_code == 200, approved.json()
     assert approved.json()["state"] == "approved"
-    assert approved.json()["reviews"][0]["reviewer"] == "teammate"
+    assert approved.json()["reviews"][0]["reviewer"] == "editor"
     again = make_report(api, jobs).json()
     assert again["version"] == 2 and again["state"] == "draft" and again["reviews"] == []
     actions = set(AuditEvent.objects.values_list("action", flat=True))
@@ -178,9 +178,10 @@ def test_it_counts_approvals_against_the_team_rule_and_bars_authors_when_told(
 ):
     policy = api.put(
         "/api/v1/teams/reasoning/review-policy/",
-        {"required_approvals": 2, "authors_may_approve": False},
+        {"required_approvals": 2, "authors_may_approve": False,
+         "approver_roles": ["viewer", "editor", "admin"]},
         format="json",
-    )
+    )  # fmt: skip
     assert policy.status_code == 200, policy.json()
     assert (
         client_for(teammate)
@@ -204,11 +205,11 @@ def test_it_counts_approvals_against_the_team_rule_and_bars_authors_when_told(
     assert two.json()["state"] == "approved"
 
 
-def test_a_request_for_changes_sends_the_report_back(api, client_for, teammate, jobs):
+def test_a_request_for_changes_sends_the_report_back(api, client_for, editor, jobs):
     report = make_report(api, jobs).json()
     url = f"/api/v1/reports/{report['id']}/"
     api.post(url + "submit/")
-    back = client_for(teammate).post(
+    back = client_for(editor).post(
         url + "review/",
         {"decision": "request_changes", "note": "evaluate more tasks"},
         format="json",
@@ -262,3 +263,125 @@ def test_it_exports_a_self_contained_html_page_and_every_figure_as_json(
     assert data["Content-Type"] == "application/json; charset=utf-8"
     assert json.loads(data.content)["figures"] == report["figures"]
     assert client_for(outsider).get(url).status_code == 404
+
+
+# --- who may review, and overriding a regression ----------------------------------------------
+
+
+def submitted(api, jobs, regressed: bool = False) -> str:
+    base, cand = jobs
+    pair = {"candidate": base.pk, "baseline": cand.pk} if regressed else None
+    made = api.post("/api/v1/reports/", pair, format="json") if pair else make_report(api, jobs)
+    url = f"/api/v1/reports/{made.json()['id']}/"
+    assert api.post(url + "submit/").json()["state"] == "in_review"
+    return url
+
+
+def test_it_counts_no_approval_from_a_viewer(api, client_for, teammate, editor, jobs, tmp_path):
+    url = submitted(api, jobs)
+    viewer = client_for(teammate).post(url + "review/", {"decision": "approve"}, format="json")
+    assert viewer.status_code == 403
+    assert fields(viewer) == {
+        "decision": "the team's review policy lets editor and admin review; you are viewer"
+    }
+    changes = client_for(teammate).post(
+        url + "review/", {"decision": "request_changes"}, format="json"
+    )
+    assert changes.status_code == 403
+    shown = api.get(url).json()
+    assert (shown["state"], shown["reviews"], shown["approver_roles"]) == (
+        "in_review", [], ["editor", "admin"]
+    )  # fmt: skip
+    # A viewer still takes part in the discussion.
+    said = client_for(teammate).post(url + "comments/", {"body": "looks fine"}, format="json")
+    assert said.status_code == 201
+
+
+def test_it_does_not_let_an_admin_approve_their_own_report_by_default(api, jobs):
+    url = submitted(api, jobs)
+    own = api.post(url + "review/", {"decision": "approve"}, format="json")
+    assert own.status_code == 400
+    assert fields(own) == {"decision": "the team does not let a report's author review it"}
+    shown = api.get(url).json()
+    assert (shown["state"], shown["authors_may_approve"]) == ("in_review", False)
+
+
+def test_it_stops_counting_an_approval_whose_reviewer_lost_the_role(
+    api, client_for, editor, teammate, jobs, team
+):
+    Membership.objects.filter(user=teammate).update(role=Role.EDITOR)
+    api.put("/api/v1/teams/reasoning/review-policy/", {"required_approvals": 2}, format="json")
+    url = submitted(api, jobs)
+    first = client_for(teammate).post(url + "review/", {"decision": "approve"}, format="json")
+    assert first.json()["state"] == "in_review"
+    Membership.objects.filter(user=teammate).update(role=Role.VIEWER)
+    second = client_for(editor).post(url + "review/", {"decision": "approve"}, format="json")
+    assert second.json()["state"] == "in_review"
+
+
+def test_it_needs_a_written_override_to_approve_a_regressed_family(
+    api, client_for, editor, jobs
+):
+    url = submitted(api, jobs, regressed=True)
+    reviewer = client_for(editor)
+    shown = api.get(url).json()
+    assert shown["regressed_families"] == ["digits"]
+    for body in (
+        {"decision": "approve", "note": "fine by me"},
+        {"decision": "approve", "override_reason": "   "},
+    ):
+        refused = reviewer.post(url + "review/", body, format="json")
+        assert refused.status_code == 400, body
+        assert fields(refused) == {
+            "override_reason": "digits regressed: approving needs a written override reason"
+        }
+    odd = reviewer.post(
+        url + "review/", {"decision": "request_changes", "override_reason": "x"}, format="json"
+    )
+    assert fields(odd) == {"override_reason": "only an approval overrides a regression"}
+    assert api.get(url).json()["state"] == "in_review"
+
+    reason = "digits <b>drops</b> on level 3 only; the new format is worth it"
+    approved = reviewer.post(
+        url + "review/", {"decision": "approve", "override_reason": reason}, format="json"
+    )
+    assert approved.status_code == 200, approved.json()
+    body = approved.json()
+    assert body["state"] == "approved" and body["reviews"][0]["override_reason"] == reason
+    audit = AuditEvent.objects.get(action="report.regression_overridden")
+    assert audit.changes == {"families": ["digits"], "reason": reason}
+    assert audit.actor.username == "editor"
+    html = api.get(url + "export/").content.decode()
+    assert "digits &lt;b&gt;drops&lt;/b&gt; on level 3 only" in html and "<b>drops" not in html
+    assert "Overrode the regression of digits:" in html
+
+
+def test_it_refuses_an_override_where_nothing_regressed(api, client_for, editor, jobs):
+    url = submitted(api, jobs)
+    response = client_for(editor).post(
+        url + "review/", {"decision": "approve", "override_reason": "just in case"}, format="json"
+    )
+    assert response.status_code == 400
+    assert fields(response) == {
+        "override_reason": "no family regressed: there is nothing to override"
+    }
+
+
+def test_it_keeps_the_policy_fields_a_multipart_put_leaves_out(api, client_for, teammate):
+    url = "/api/v1/teams/reasoning/review-policy/"
+    set_up = api.put(url, {"authors_may_approve": True}, format="json")
+    assert set_up.status_code == 200, set_up.json()
+    response = api.put(url, {"required_approvals": 2}, format="multipart")
+    assert response.status_code == 200, response.json()
+    assert response.json() == {
+        "required_approvals": 2, "authors_may_approve": True, "approver_roles": ["editor", "admin"]
+    }  # fmt: skip
+    roles = api.put(url, {"approver_roles": ["admin", "viewer"]}, format="multipart")
+    assert roles.json()["approver_roles"] == ["viewer", "admin"]
+    assert api.get(url).json() == {
+        "required_approvals": 2, "authors_may_approve": True, "approver_roles": ["viewer", "admin"]
+    }  # fmt: skip
+    bad = api.put(url, {"approver_roles": ["boss"], "required_approvals": 0}, format="json")
+    assert bad.status_code == 400
+    assert set(fields(bad)) == {"approver_roles[0]", "required_approvals"}
+    assert client_for(teammate).put(url, {"required_approvals": 1}, format="json").status_code == 403
