@@ -15,11 +15,20 @@ shadow request (queued; nobody waits for it), ``503`` with ``Retry-After`` when 
 full, ``504`` when the answer did not come within ``timeout_s``, ``400`` for a malformed body;
 ``GET /health`` answers what the server holds and how full its queue is.
 
+Given a ``secret``, the server answers only requests signed with it (``sign``: an HMAC of
+the time, method, path and body in ``SIGNATURE_HEADER``), so only whoever holds the secret
+can have it generate or feed its answer log; without one it listens on loopback only. A
+body is read only up to ``MAX_BODY_BYTES`` and only with a well-formed ``Content-Length``;
+anything else is answered 400, 411 or 413 and the connection closed.
+
 Pure Python + torch: nothing here knows the platform.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import ipaddress
 import json
 import logging
 import math
@@ -42,6 +51,13 @@ logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1_000_000
 """A request body the server reads at most; the platform's own limit is lower."""
+SIGNATURE_HEADER = "X-Crucible-Signature"
+SIGNATURE_MAX_AGE_S = 300
+"""How far a signature's time may be from the server's clock, either way, in seconds: room
+for clock skew between hosts, while a captured request soon stops being accepted."""
+SOCKET_TIMEOUT_S = 60.0
+"""How long a connection may keep the server waiting for its next bytes (a request line, a
+header, its body); idle kept-alive connections are closed after it too."""
 
 
 class QueueFull(Exception):
@@ -262,6 +278,51 @@ def _groups(batch: list[Pending]) -> list[list[Pending]]:
 # --- HTTP -------------------------------------------------------------------------------------
 
 
+def sign(secret: str, method: str, path: str, body: bytes, now: float | None = None) -> str:
+    """The ``SIGNATURE_HEADER`` value for a request: ``t=<unix s>,v1=<hex HMAC-SHA256>`` over
+    its time, method, path and body. The secret itself never travels with a request, and a
+    signature proves nothing about another body or, after ``SIGNATURE_MAX_AGE_S``, anything."""
+    stamp = int(time.time() if now is None else now)
+    return f"t={stamp},v1={_mac(secret, stamp, method, path, body)}"
+
+
+def _mac(secret: str, stamp: int, method: str, path: str, body: bytes) -> str:
+    message = f"{stamp}\n{method.upper()}\n{path}\n".encode() + body
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def _stamp(header: str | None, now: float) -> tuple[int, str] | None:
+    """(time, MAC) of a signature header that is well formed and fresh; None otherwise."""
+    parts = dict(p.split("=", 1) for p in (header or "").split(",") if "=" in p)
+    stamp, mac = parts.get("t", ""), parts.get("v1", "")
+    if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 12 and len(mac) == 64):
+        return None
+    if abs(int(stamp) - now) > SIGNATURE_MAX_AGE_S:
+        return None
+    return int(stamp), mac
+
+
+def signature_valid(
+    secret: str, header: str | None, method: str, path: str, body: bytes, now: float | None = None
+) -> bool:
+    """Whether ``header`` signs this request with ``secret`` within ``SIGNATURE_MAX_AGE_S``
+    (compared in constant time, so the MAC cannot be guessed byte by byte)."""
+    found = _stamp(header, time.time() if now is None else now)
+    if found is None:
+        return False
+    stamp, mac = found
+    return hmac.compare_digest(mac.encode(), _mac(secret, stamp, method, path, body).encode())
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 @dataclass(frozen=True)
 class Limits:
     max_prompt_chars: int = 20_000
@@ -271,7 +332,8 @@ class Limits:
 
 class ServingHTTP:
     """``server`` behind ``POST /generate`` and ``GET /health`` on ``host:port`` (0: any free
-    port; ``address`` says which)."""
+    port; ``address`` says which). With ``secret``, every request must be signed with it
+    (``sign``); without one, only a loopback ``host`` is allowed."""
 
     def __init__(
         self,
@@ -280,9 +342,13 @@ class ServingHTTP:
         port: int = 0,
         limits: Limits = Limits(),
         describe: Callable[[], dict[str, Any]] | None = None,
+        secret: str | None = None,
     ) -> None:
+        if not secret and not _is_loopback(host):
+            raise ValueError(f"a server without a secret listens on loopback only, not {host!r}")
         self.server = server
         self.limits = limits
+        self.secret = secret or None
         self.describe = describe or dict
         handler = type("Handler", (_Handler,), {"serving": self})
         self.httpd = ThreadingHTTPServer((host, port), handler)
@@ -362,29 +428,79 @@ class _Handler(BaseHTTPRequestHandler):
     # Headers and body go out in two writes; with Nagle's algorithm on, the second waits
     # for the client's delayed ACK (tens of milliseconds a request).
     disable_nagle_algorithm = True
+    timeout = SOCKET_TIMEOUT_S
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
         logger.debug("serving.http " + format, *args)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        if self.path.rstrip("/") == "/health":
-            self._send(HTTPStatus.OK, self.serving.health())
-        else:
+        if self.path.rstrip("/") != "/health":
             self._send(HTTPStatus.NOT_FOUND, {"detail": f"no route {self.path}"})
+        elif self._authentic(b""):
+            self._send(HTTPStatus.OK, self.serving.health())
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         if self.path.rstrip("/") != "/generate":
-            self._send(HTTPStatus.NOT_FOUND, {"detail": f"no route {self.path}"})
+            self._send(HTTPStatus.NOT_FOUND, {"detail": f"no route {self.path}"}, close=True)
             return
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY_BYTES:
-            self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"detail": "body too large"})
+        body = self._body()
+        if body is None or not self._authentic(body):
             return
         try:
-            pending, timeout = self.serving.parse(json.loads(self.rfile.read(length) or b"null"))
+            pending, timeout = self.serving.parse(json.loads(body or b"null"))
         except (ValueError, UnicodeDecodeError) as exc:
             self._send(HTTPStatus.BAD_REQUEST, {"detail": str(exc)})
             return
+        self._answer(pending, timeout)
+
+    def _body(self) -> bytes | None:
+        """The request's body, read up to its checked ``Content-Length``; None once refused.
+
+        The length is checked before anything is read: a negative one would read until the
+        client hangs up, and an unread body must not be taken for the next request, so a
+        refusal here closes the connection."""
+        if self.headers.get("Transfer-Encoding") is not None:
+            self._send(HTTPStatus.LENGTH_REQUIRED, {"detail": "Content-Length: required "
+                       "(a chunked body is not accepted)"}, close=True)  # fmt: skip
+            return None
+        given = self.headers.get_all("Content-Length") or ["0"]
+        value = given[0].strip()
+        if len(given) > 1 or not (value.isascii() and value.isdigit()):
+            detail = "Content-Length: expected one whole number of bytes"
+            self._send(HTTPStatus.BAD_REQUEST, {"detail": detail}, close=True)
+            return None
+        if len(value) > len(str(MAX_BODY_BYTES)) or int(value) > MAX_BODY_BYTES:
+            detail = f"Content-Length: the body is limited to {MAX_BODY_BYTES} bytes"
+            self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"detail": detail}, close=True)
+            return None
+        if self.serving.secret and _stamp(self.headers.get(SIGNATURE_HEADER), time.time()) is None:
+            self._refuse()  # before reading a body nobody vouched for
+            return None
+        length = int(value)
+        try:
+            body = self.rfile.read(length)
+        except TimeoutError:
+            self._send(HTTPStatus.REQUEST_TIMEOUT, {"detail": "the body never came"}, close=True)
+            return None
+        if len(body) != length:
+            self.close_connection = True  # the client hung up before sending it all
+            return None
+        return body
+
+    def _authentic(self, body: bytes) -> bool:
+        """Signed with the server's secret (or the server has none); a 401 otherwise."""
+        secret = self.serving.secret
+        header = self.headers.get(SIGNATURE_HEADER)
+        if secret is None or signature_valid(secret, header, self.command, self.path, body):
+            return True
+        self._refuse()
+        return False
+
+    def _refuse(self) -> None:
+        detail = f"a request must be signed by the platform ({SIGNATURE_HEADER})"
+        self._send(HTTPStatus.UNAUTHORIZED, {"detail": detail}, close=True)
+
+    def _answer(self, pending: Pending, timeout: float) -> None:
         try:
             self.serving.server.submit(pending)
         except QueueFull as full:
@@ -405,7 +521,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(HTTPStatus.OK, pending.answer())
 
     def _send(
-        self, status: HTTPStatus, body: dict[str, Any], headers: Mapping[str, str] | None = None
+        self,
+        status: HTTPStatus,
+        body: dict[str, Any],
+        headers: Mapping[str, str] | None = None,
+        close: bool = False,
     ) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
@@ -413,5 +533,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.end_headers()
         self.wfile.write(data)

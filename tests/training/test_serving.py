@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 import urllib.error
@@ -13,7 +14,14 @@ import pytest
 from training import digits
 from training.config import SamplingConfig
 from training.decode import make_generator
-from training.serving import BatchingServer, Pending, QueueFull, ServingHTTP
+from training.serving import (
+    SIGNATURE_HEADER,
+    BatchingServer,
+    Pending,
+    QueueFull,
+    ServingHTTP,
+    sign,
+)
 
 
 class SlowGenerator:
@@ -151,3 +159,115 @@ def test_http_answers_refuses_and_times_out_in_json(generator) -> None:  # type:
     finally:
         http.stop()
         server.stop()
+
+
+SECRET = "replica-secret-for-tests-0123456789abcdef"
+
+
+@pytest.fixture
+def guarded(generator):  # type: ignore[no-untyped-def]
+    """A server that answers only requests signed with SECRET, and what it answered."""
+    answered: list[Pending] = []
+    server = BatchingServer(generator, max_batch=4, on_done=answered.extend)
+    http = ServingHTTP(server, secret=SECRET)
+    server.start()
+    http.start()
+    try:
+        yield http, answered
+    finally:
+        http.stop()
+        server.stop()
+
+
+def signed_post(url: str, body: dict, secret: str = SECRET, **overrides) -> tuple[int, dict]:  # type: ignore[no-untyped-def]
+    data = json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"}
+    headers[SIGNATURE_HEADER] = overrides.get("signature") or sign(
+        secret, "POST", "/generate", overrides.get("signed_body", data), overrides.get("now")
+    )
+    request = urllib.request.Request(f"{url}/generate", data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def test_it_answers_only_requests_signed_with_its_secret(guarded) -> None:  # type: ignore[no-untyped-def]
+    http, answered = guarded
+    # What an outsider sent: no signature, and a log row's fields in meta.
+    forged = {"prompt": "sort 21=", "meta": {"canary": 1, "side": "candidate",
+              "expected": {"answer": "9"}, "request_id": "00000000-0000-0000-0000-000000000001"}}  # fmt: skip
+    status, body, _ = post(http.address, forged)
+    assert status == 401 and SIGNATURE_HEADER in body["detail"]
+    assert signed_post(http.address, forged, secret="a-guessed-secret")[0] == 401
+    other_body = json.dumps({"prompt": "sort 1="}).encode()
+    assert signed_post(http.address, forged, signed_body=other_body)[0] == 401
+    stale = time.time() - 3600  # a captured request, sent again an hour later
+    assert signed_post(http.address, forged, now=stale)[0] == 401
+    assert signed_post(http.address, forged, signature="t=1,v1=" + "0" * 64)[0] == 401
+    with pytest.raises(urllib.error.HTTPError) as health:
+        urllib.request.urlopen(f"{http.address}/health", timeout=5)
+    assert health.value.code == 401
+    time.sleep(0.2)
+    assert answered == [] and http.server.served == 0  # nothing was queued, nothing logged
+
+    status, body = signed_post(http.address, {"prompt": "sort 21=", "max_new_tokens": 4})
+    assert status == 200 and body["output_tokens"] > 0
+    request = urllib.request.Request(
+        f"{http.address}/health", headers={SIGNATURE_HEADER: sign(SECRET, "GET", "/health", b"")}
+    )
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        assert json.loads(answer.read())["served"] == 1
+
+
+def test_it_listens_beyond_loopback_only_with_a_secret(generator) -> None:  # type: ignore[no-untyped-def]
+    server = BatchingServer(generator)
+    with pytest.raises(ValueError, match="loopback only"):
+        ServingHTTP(server, host="0.0.0.0")
+    http = ServingHTTP(server, host="0.0.0.0", secret=SECRET)
+    http.httpd.server_close()
+
+
+def raw_exchange(address: str, head: str, body: bytes = b"") -> bytes:
+    """Send a hand-written request; what came back before the server closed (or 5 s)."""
+    host, port = address.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(head.replace("\n", "\r\n").encode() + b"\r\n" + body)
+        received = b""
+        try:
+            while chunk := sock.recv(65536):
+                received += chunk
+        except TimeoutError:
+            pass  # the server neither answered in full nor closed
+    return received
+
+
+@pytest.mark.parametrize(
+    ("length", "status"),
+    [
+        ("-1", 400),  # read until the client hangs up
+        ("-5", 400),
+        ("abc", 400),  # dropped the connection without an answer
+        ("1e3", 400),
+        ("99999999999999999999999", 413),
+        ("2000000", 413),
+    ],
+)
+def test_it_answers_a_malformed_content_length_and_closes(guarded, length, status) -> None:  # type: ignore[no-untyped-def]
+    http, answered = guarded
+    head = f"POST /generate HTTP/1.1\nHost: x\nContent-Length: {length}\n"
+    received = raw_exchange(http.address, head, b'{"prompt": "sort 1="}')
+    assert received.startswith(f"HTTP/1.1 {status} ".encode()), received[:200]
+    assert b"Connection: close" in received and b'"detail": "Content-Length: ' in received
+    assert answered == []
+
+
+def test_it_refuses_a_chunked_or_doubled_length(guarded) -> None:  # type: ignore[no-untyped-def]
+    http, _ = guarded
+    chunked = "POST /generate HTTP/1.1\nHost: x\nTransfer-Encoding: chunked\n"
+    assert raw_exchange(http.address, chunked, b"5\r\nhello\r\n0\r\n\r\n").startswith(
+        b"HTTP/1.1 411 "
+    )
+    doubled = "POST /generate HTTP/1.1\nHost: x\nContent-Length: 2\nContent-Length: 40\n"
+    assert raw_exchange(http.address, doubled, b"{}").startswith(b"HTTP/1.1 400 ")
