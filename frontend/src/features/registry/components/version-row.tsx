@@ -1,5 +1,6 @@
 // One version of a registered model: where it came from, how it was trained to read prompts,
-// its promotion, and its aliases (each removable), with "Set alias".
+// its promotion (with any regression its report's approvals overrode, and why), and its
+// aliases (each removable), with "Set alias".
 import { Link } from "react-router";
 
 import { ErrorMessage } from "@/components/ui/error-message";
@@ -10,6 +11,22 @@ import type { ModelVersion } from "@/lib/registry";
 import { CheckFormat } from "./check-format";
 import { SetAlias } from "./set-alias";
 import { VersionFormat } from "./version-format";
+
+/** Approvals that accepted a regressed family on the report it was promoted on, with their
+ * written reasons: the promotion now, else the one frozen into the lineage at registration. */
+function Overrides({ version }: { version: ModelVersion }) {
+  const overrides = version.promotion?.overrides ?? version.lineage.promotion?.overrides ?? [];
+  if (!overrides.length) return null;
+  return (
+    <ul className="rg-overrides" aria-label="Regression overrides">
+      {overrides.map((o) => (
+        <li key={o.reviewer}>
+          <strong>{o.reviewer}</strong> approved over the regression of {o.families.join(", ")}: {o.reason}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 function Lineage({ version }: { version: ModelVersion }) {
   const lineage = version.lineage;
@@ -70,6 +87,7 @@ export function VersionRow({ version }: { version: ModelVersion }) {
         </span>
       </div>
       <Lineage version={version} />
+      <Overrides version={version} />
       {version.description && <p>{version.description}</p>}
       <VersionFormat format={version.format} />
       <CheckFormat version={version} />

@@ -33,7 +33,9 @@ function version(id: number, number: number, promoted: boolean, aliases: string[
     lineage: LINEAGE,
     format: FORMAT,
     aliases,
-    promotion: promoted ? { id: 1, report: 5, report_version: 2 } : null,
+    promotion: promoted
+      ? { id: 1, report: 5, report_version: 2, overrides: [{ reviewer: "grace", reason: "add traded for format", families: ["add"] }] }
+      : null,
     production_refusal: promoted
       ? null
       : `production needs a promoted checkpoint; checkpoint ${10 + id} of sorter v${number} is not promoted (promote it on an approved report first)`,
@@ -99,6 +101,10 @@ describe("Models pages", () => {
 
     const promoted = screen.getByRole("listitem", { name: "Version 1" });
     expect(within(promoted).getByRole("link", { name: "report v2" })).toHaveAttribute("href", "/reports/5");
+    expect(within(promoted).getByRole("list", { name: "Regression overrides" })).toHaveTextContent(
+      "grace approved over the regression of add: add traded for format",
+    );
+    expect(within(newest).queryByRole("list", { name: "Regression overrides" })).toBeNull();
     expect(within(promoted).getByRole("option", { name: "production" })).not.toBeDisabled();
     fireEvent.click(within(promoted).getByRole("button", { name: "Set alias" }));
     await waitFor(() =>

@@ -12,6 +12,7 @@ export type ReportListItem = components["schemas"]["ReportList"];
 export type FamilyRow = components["schemas"]["FamilyRow"];
 export type Profile = components["schemas"]["Profile"];
 export type ReportComment = components["schemas"]["Comment"];
+export type ReportReview = components["schemas"]["Review"];
 export type CommentInput = ApiRequestBody<"/api/v1/reports/{id}/comments/", "post">;
 export type ReviewInput = ApiRequestBody<"/api/v1/reports/{id}/review/", "post">;
 

@@ -1,6 +1,6 @@
 // Review bound to this frozen report version: submit a draft, approve or request changes
-// (counted against the team's rule), and comment on the report, one family row or one plot,
-// in threads.
+// (by the roles the team's rule names, counted against it; over a regressed family only with
+// a written override reason), and comment on the report, one family row or one plot, in threads.
 import { useState, type FormEvent } from "react";
 
 import { ErrorMessage } from "@/components/ui/error-message";
@@ -13,6 +13,8 @@ import {
   useSubmitReport,
   type Report,
   type ReportComment,
+  type ReportReview,
+  type ReviewInput,
 } from "../api/reports";
 
 const STATE_LABEL: Record<Report["state"], string> = {
@@ -22,20 +24,43 @@ const STATE_LABEL: Record<Report["state"], string> = {
   changes_requested: "Changes requested",
 };
 
+function ReviewItem({ review, regressed }: { review: ReportReview; regressed: string[] }) {
+  return (
+    <li>
+      <strong>{review.reviewer}</strong> {review.decision === "approve" ? "approved" : "requested changes"}
+      {review.note && <>: {review.note}</>} <span className="subtle">{formatDateTime(review.created_at)}</span>
+      {review.override_reason && (
+        <p className="rp-override" aria-label="Regression override">
+          Overrode the regression of {regressed.join(", ")}: {review.override_reason}
+        </p>
+      )}
+    </li>
+  );
+}
+
 function Decisions({ report }: { report: Report }) {
-  const me = useMe().data?.username;
+  const me = useMe().data;
   const submit = useSubmitReport(report.id);
   const review = useReviewReport(report.id);
   const [note, setNote] = useState("");
+  const [override, setOverride] = useState("");
   const approvals = report.reviews.filter((r) => r.decision === "approve").length;
-  const author = report.created_by === me;
-  const mayReview = report.state === "in_review" && (!author || report.authors_may_approve);
+  const author = report.created_by === me?.username;
+  const role = me?.teams.find((t) => t.slug === report.team)?.role;
+  const reviewer = role !== undefined && report.approver_roles.includes(role);
+  const regressed = report.regressed_families;
+  const mayReview = report.state === "in_review" && reviewer && (!author || report.authors_may_approve);
+  // An approval over a regression must say why, in its own words, not in the note.
+  const mayApprove = regressed.length === 0 || override.trim() !== "";
+  const decide = (decision: ReviewInput["decision"]) =>
+    review.mutate({ decision, note, override_reason: decision === "approve" && regressed.length ? override : "" });
   return (
     <div className="stack">
       <p>
         <span className={`rp-state rp-state-${report.state}`} aria-label="Review state">{STATE_LABEL[report.state]}</span>{" "}
         <span className="subtle">
           {approvals} of {report.required_approvals} approval{report.required_approvals === 1 ? "" : "s"}
+          {" "}· reviewed by {report.approver_roles.join(" and ")}
           {report.authors_may_approve ? "" : " · authors may not approve"}
         </span>
       </p>
@@ -50,27 +75,34 @@ function Decisions({ report }: { report: Report }) {
             <span>Note</span>
             <input value={note} onChange={(e) => setNote(e.target.value)} />
           </label>
+          {regressed.length > 0 && (
+            <div className="field">
+              <label className="field">
+                <span>Override reason</span>
+                <textarea value={override} onChange={(e) => setOverride(e.target.value)} rows={2} />
+              </label>
+              <span className="subtle">{regressed.join(", ")} regressed: approving needs a written reason, shown here and kept with a promoted model.</span>
+            </div>
+          )}
           <div className="row">
-            <button type="button" className="btn btn-primary" onClick={() => review.mutate({ decision: "approve", note })}>
-              Approve
+            <button type="button" className="btn btn-primary" disabled={!mayApprove} onClick={() => decide("approve")}>
+              {regressed.length ? "Approve over the regression" : "Approve"}
             </button>
-            <button type="button" className="btn" onClick={() => review.mutate({ decision: "request_changes", note })}>
+            <button type="button" className="btn" onClick={() => decide("request_changes")}>
               Request changes
             </button>
           </div>
         </div>
       )}
-      {report.state === "in_review" && author && !report.authors_may_approve && (
+      {report.state === "in_review" && !reviewer && (
+        <p className="subtle">The team's review policy lets {report.approver_roles.join(" and ")} review; you may comment.</p>
+      )}
+      {report.state === "in_review" && reviewer && author && !report.authors_may_approve && (
         <p className="subtle">The team does not let a report's author review it.</p>
       )}
       {(submit.error || review.error) && <ErrorMessage error={submit.error ?? review.error} />}
       <ul className="rp-reviews" aria-label="Reviews">
-        {report.reviews.map((r) => (
-          <li key={r.id}>
-            <strong>{r.reviewer}</strong> {r.decision === "approve" ? "approved" : "requested changes"}
-            {r.note && <>: {r.note}</>} <span className="subtle">{formatDateTime(r.created_at)}</span>
-          </li>
-        ))}
+        {report.reviews.map((r) => <ReviewItem key={r.id} review={r} regressed={regressed} />)}
       </ul>
     </div>
   );

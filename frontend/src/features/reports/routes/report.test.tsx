@@ -53,6 +53,8 @@ const REPORT = {
   reviews: [],
   required_approvals: 1,
   authors_may_approve: false,
+  approver_roles: ["editor", "admin"],
+  regressed_families: ["add"],
   candidate_checkpoint: 11,
   promotion: null,
   canaries: [
@@ -88,10 +90,30 @@ describe("Report page", () => {
     expect(screen.getByLabelText("Review state")).toHaveTextContent("In review");
     // ada is not the author (grace is), so she may review although authors may not.
     expect(within(screen.getByRole("list", { name: "Comments" })).getByText("looking")).toBeInTheDocument();
-    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    // add regressed: approving waits for a written override reason.
+    const approve = screen.getByRole("button", { name: "Approve over the regression" });
+    expect(approve).toBeDisabled();
+    fireEvent.change(screen.getByLabelText("Override reason"), { target: { value: "add trades 8 pts for the new format" } });
+    fireEvent.click(approve);
     await waitFor(() =>
-      expect(requests.find((r) => r.method === "POST")?.body).toEqual({ decision: "approve", note: "" }),
+      expect(requests.find((r) => r.method === "POST")?.body).toEqual({
+        decision: "approve", note: "", override_reason: "add trades 8 pts for the new format",
+      }),
     );
+  });
+
+  it("shows an approval's override reason, and lets a viewer comment but not review", async () => {
+    const review = { id: 9, reviewer: "ada", decision: "approve", note: "", override_reason: "add <b>is</b> deprecated", created_at: "2026-01-02T00:00:00Z" };
+    mockApi({
+      "GET /api/v1/auth/me/": { body: { ...ME, teams: [{ id: 1, slug: "core", name: "Core", role: "viewer" }] } },
+      "GET /api/v1/reports/5/": { body: { ...REPORT, reviews: [review] } },
+    });
+    renderApp("/reports/5");
+    const reason = await screen.findByLabelText("Regression override", {}, { timeout: 4000 });
+    expect(reason).toHaveTextContent("Overrode the regression of add: add <b>is</b> deprecated");
+    expect(screen.getByText("The team's review policy lets editor and admin review; you may comment.")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
+    expect(screen.getByRole("button", { name: "Post comment" })).toBeInTheDocument();
   });
 
   it("shows the run's frozen signals, breached first, and comments on a plot", async () => {
