@@ -12,6 +12,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,14 +37,22 @@ class Answer:
 
 
 def post_json(
-    url: str, payload: Any, *, timeout: float, headers: dict[str, str] | None = None
+    url: str,
+    payload: Any,
+    *,
+    timeout: float,
+    headers: dict[str, str] | None = None,
+    sign: Callable[[str, bytes], Mapping[str, str]] | None = None,
 ) -> Answer:
-    """POST ``payload`` as JSON to ``url``. Raises OSError / http.client.HTTPException when
-    the server cannot be reached or drops the connection."""
+    """POST ``payload`` as JSON to ``url``, with the headers ``sign(path, body)`` gives for
+    the exact bytes sent. Raises OSError / http.client.HTTPException when the server cannot
+    be reached or drops the connection."""
     parts = urlsplit(url)
     pool: dict[str, http.client.HTTPConnection] = _connections.__dict__.setdefault("pool", {})
     data = json.dumps(payload).encode()
     sent = {"Content-Type": "application/json", "Content-Length": str(len(data)), **(headers or {})}
+    if sign is not None:
+        sent.update(sign(parts.path or "/", data))
     for attempt in (0, 1):
         connection = pool.get(parts.netloc)
         reused = connection is not None

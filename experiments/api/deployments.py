@@ -73,8 +73,9 @@ class ReplicaSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Replica
+        # Not its address (nor its secret): only the platform talks to a replica.
         fields = [
-            "id", "role", "state", "version", "address", "worker", "message", "heartbeat_at",
+            "id", "role", "state", "version", "worker", "message", "heartbeat_at",
             "started_at", "stopped_at", "stale",
         ]  # fmt: skip
         read_only_fields = fields
@@ -267,15 +268,29 @@ class DeploymentWriteSerializer(DeploymentPatchSerializer):
 class ServePromptSerializer(StrictSerializer):
     """The body of a generate request (checked by ``services.serving.parse``)."""
 
-    prompt = serializers.CharField(help_text="The prompt, as the model was trained to read it.")
+    prompt = serializers.CharField(
+        required=False,
+        help_text="The prompt, as the model was trained to read it. Default with a task: the "
+        "task's own prompt (a different one is refused).",
+    )
     key = serializers.CharField(
         required=False, help_text="Keeps a caller on one side of a split canary (sticky)."
     )
     family = serializers.CharField(required=False, help_text="A task family's slug, to verify.")
-    task = serializers.CharField(required=False, help_text="A task's content hash in the family.")
-    expected = serializers.JSONField(required=False, help_text="Or the expected answer itself.")
+    task = serializers.CharField(
+        required=False,
+        help_text="A task's content hash in the family: its reference in the pool judges the "
+        "answer, and a canary counts that verdict.",
+    )
+    expected = serializers.JSONField(
+        required=False,
+        help_text="Or your own expected answer: judged for you to read in the log, never "
+        "counted by a canary.",
+    )
     verifier_version = serializers.IntegerField(
-        required=False, help_text="Default: the one the served model was trained with."
+        required=False,
+        help_text="Default: the one the served model was trained with; another one is judged "
+        "for you to read, never counted by a canary.",
     )
     max_new_tokens = serializers.IntegerField(required=False)
     temperature = serializers.FloatField(required=False)
@@ -310,7 +325,7 @@ class ServedRequestSerializer(serializers.ModelSerializer):
         fields = [
             "id", "canary", "step", "version", "side", "shadow", "key", "prompt", "completion",
             "status", "error", "latency_ms", "output_tokens", "family", "task", "passed",
-            "reward", "verdict", "format_warnings", "created_at",
+            "judged_against", "reward", "verdict", "format_warnings", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
 

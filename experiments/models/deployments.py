@@ -9,6 +9,7 @@ to a candidate version's replica, step by step, and ends promoted or rolled back
 
 from __future__ import annotations
 
+import secrets
 import uuid
 
 from django.conf import settings
@@ -72,6 +73,11 @@ class ReplicaState(models.TextChoices):
 LIVE_REPLICA_STATES = (ReplicaState.STARTING, ReplicaState.READY)
 
 
+def new_replica_secret() -> str:
+    """256 random bits: a replica's key for the platform's signed requests."""
+    return secrets.token_urlsafe(32)
+
+
 class Replica(models.Model):
     deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="replicas")
     version = models.ForeignKey(
@@ -82,7 +88,11 @@ class Replica(models.Model):
         max_length=20, choices=ReplicaState.choices, default=ReplicaState.STARTING
     )
     address = models.CharField(max_length=200, blank=True)
-    """Where the replica answers (``http://host:port``), once ready."""
+    """Where the replica answers (``http://host:port``), once ready; for the platform only."""
+    secret = models.CharField(max_length=64, default=new_replica_secret, editable=False)
+    """The key the web process signs each request to the replica with (``training.serving.
+    sign``), made when the replica is. The replica's job reads it from this row: it never
+    travels over the task queue, in a request, in the API or in a log line."""
     worker = models.CharField(max_length=200, blank=True)
     message = models.CharField(max_length=500, blank=True)
     attempts = models.PositiveIntegerField(default=0)
@@ -185,6 +195,18 @@ class RequestStatus(models.TextChoices):
     TIMEOUT = "timeout"
 
 
+class JudgedAgainst(models.TextChoices):
+    """What a request's verdict was judged against, which decides whether a canary counts it."""
+
+    NOTHING = "", "nothing"
+    POOL = "pool", "a pool task"
+    """A task of the team's pool (its reference looked up by the platform), judged by the
+    verifier the served model was trained with: the only verdicts a canary weighs."""
+    CALLER = "caller", "the caller's answer"
+    """An expected answer or verifier version the caller named: logged for them to read,
+    never counted by a canary."""
+
+
 class ServedRequest(models.Model):
     """One request as served: what was asked, answered, how fast, and the verifier's verdict."""
 
@@ -212,6 +234,9 @@ class ServedRequest(models.Model):
     task = models.CharField(max_length=100, blank=True)
     passed = models.BooleanField(null=True)
     """The verifier's verdict; null when the request named nothing to verify against."""
+    judged_against = models.CharField(
+        max_length=10, choices=JudgedAgainst.choices, blank=True, default=JudgedAgainst.NOTHING
+    )
     reward = models.FloatField(null=True, blank=True)
     verdict = models.JSONField(default=dict, blank=True)
     format_warnings = models.JSONField(default=list, blank=True)

@@ -4,7 +4,9 @@ deployment's traffic, step by step, judged live by the verifiers.
 ``start`` checks the candidate (a version of the deployment's model, not the one serving)
 and starts its replica; traffic reaches it once the replica is ready. Each request routed
 during a step is logged with the canary and the step (``services.serving``); the replicas
-wake ``observe`` as verdicts land. ``observe`` reads the step's requests of both sides,
+wake ``observe`` as verdicts land. Pass rates count only verdicts judged against the pool's
+references (a task the request named, looked up by the platform); every routed request
+counts for errors, latency and length. ``observe`` reads the step's requests of both sides,
 runs the analysis (``canary_analysis``: an always-valid sequential test on verified pass
 rates, guardrails on errors, latency p95 and output length) and acts on its outcome:
 
@@ -41,6 +43,7 @@ from ..models import (
     CanaryMode,
     CanaryState,
     Deployment,
+    JudgedAgainst,
     ModelVersion,
     Promotion,
     ReplicaRole,
@@ -146,21 +149,23 @@ def active(deployment: Deployment) -> Canary | None:
 
 
 def sides(canary: Canary) -> tuple[canary_analysis.Side, canary_analysis.Side]:
-    """The current step's requests of production and of the candidate."""
+    """The current step's requests of production and of the candidate. Only verdicts judged
+    against a pool task's reference count as verified: an answer a caller supplied says
+    nothing about either version, and would let whoever sends requests decide the canary."""
     rows = ServedRequest.objects.filter(canary=canary, step=canary.step).values_list(
-        "side", "status", "passed", "latency_ms", "output_tokens"
+        "side", "status", "passed", "judged_against", "latency_ms", "output_tokens"
     )
     found: dict[str, dict[str, Any]] = {
         side: {"requests": 0, "errors": 0, "verified": 0, "passed": 0, "lat": [], "tok": []}
         for side in ReplicaRole.values
     }
-    for side, status, passed, latency, tokens in rows:
+    for side, status, passed, against, latency, tokens in rows:
         acc = found[side]
         acc["requests"] += 1
         if status != RequestStatus.OK:
             acc["errors"] += 1
             continue
-        if passed is not None:
+        if passed is not None and against == JudgedAgainst.POOL:
             acc["verified"] += 1
             acc["passed"] += int(passed)
         if latency is not None:

@@ -3,9 +3,12 @@ answers a deployment's requests over HTTP (``training.serving``) until it is tol
 
 It claims its row with a conditional update (a re-delivered job finds it claimed), loads the
 version's checkpoint (or catalogue model), starts the batching server on ``SERVING_HOST`` and
-records where it answers. Each batch it answers is verified and written to the request log
-off the generation thread: the web process sends, with each request, what to verify against
-(the task's expected data and the verifier version), and the id the caller was given. Rows
+records where it answers. The server answers only requests signed with the replica's own
+secret (made with its row, read from it here), so only the web process can have it generate
+or write its log. Each batch it answers is verified and written to the request log off the
+generation thread, from what the web process routed and signed: the id the caller was
+given, the canary, step and side, and what to verify against (the expected data, the
+verifier version, and whether they came from the pool or from the caller). Rows
 that belong to a canary step wake the canary's analysis (at most every
 ``OBSERVE_INTERVAL_S``). The replica beats every ``HEARTBEAT_S``; a missing beat tells the
 platform its worker is gone.
@@ -17,7 +20,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,7 +40,14 @@ from training.serving import BatchingServer, Limits, Pending, ServingHTTP
 
 from .. import catalogue
 from ..adapters import verifier_reward_fn
-from ..models import Deployment, Replica, ReplicaState, RequestStatus, ServedRequest
+from ..models import (
+    Deployment,
+    JudgedAgainst,
+    Replica,
+    ReplicaState,
+    RequestStatus,
+    ServedRequest,
+)
 from . import deployments, training_job
 
 logger = logging.getLogger(__name__)
@@ -104,9 +114,12 @@ def serve(replica: Replica) -> None:
         generator, max_batch=deployment.max_batch, max_queue=deployment.max_queue,
         on_done=recorder, on_done_exit=lambda: connection.close(),
     )  # fmt: skip
+    if not replica.secret:
+        raise ValueError("the replica has no secret to check the platform's requests with")
     http = ServingHTTP(
         server, host=settings.SERVING_HOST, limits=Limits(max_new_tokens=512),
         describe=lambda: {"replica": replica.pk, "version": str(replica.version)},
+        secret=replica.secret,
     )  # fmt: skip
     server.start()
     http.start()
@@ -116,7 +129,7 @@ def serve(replica: Replica) -> None:
     try:
         Replica.objects.filter(pk=replica.pk, state=ReplicaState.STARTING).update(
             state=ReplicaState.READY, address=address, heartbeat_at=timezone.now(),
-            message=f"serving {replica.version} at {address}",
+            message=f"serving {replica.version}",  # the address is for the platform only
         )  # fmt: skip
         deployments.publish(deployment, "replica_ready", replica=replica.pk)
         logger.info("replica.ready", extra={"replica_id": replica.pk, "address": address})
@@ -207,6 +220,7 @@ class Recorder:
             latency_ms=latency, output_tokens=pending.output_tokens,
             family=str(meta.get("family") or ""), task=str(meta.get("task") or "")[:100],
             passed=passed, reward=reward, verdict=verdict,
+            judged_against=_judged_against(meta, passed),
             format_warnings=list(meta.get("format_warnings") or []),
             created_at=datetime.fromtimestamp(received, tz=UTC),
         )  # fmt: skip
@@ -256,6 +270,15 @@ class Recorder:
             logger.exception("replica.observe_failed", extra={"canary_id": canary_id})
         finally:
             connection.close()  # this thread ends here, and its connection with it
+
+
+def _judged_against(meta: Mapping[str, Any], passed: bool | None) -> str:
+    """What the web process said the verdict was judged against; a verdict it did not say
+    came from the pool is one no canary counts."""
+    said = meta.get("judged_against")
+    if passed is None or said not in JudgedAgainst.values:
+        return JudgedAgainst.NOTHING if passed is None else JudgedAgainst.CALLER
+    return str(said)
 
 
 def _observe(canary_id: int) -> None:

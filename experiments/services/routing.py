@@ -19,7 +19,6 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -108,7 +107,7 @@ def _bump(deployment_id: int) -> None:
 
 
 _known_verifiers: set[tuple[int, int]] = set()
-_known_tasks: dict[tuple[int, str, str, int | None], Any] = {}
+_known_tasks: dict[tuple[int, str, str, int | None], pinning.PinnedTask] = {}
 MAX_KNOWN_TASKS = 20_000
 
 
@@ -124,12 +123,12 @@ def verifier_exists(team: Team, verifier: int) -> bool:
     return True
 
 
-def task_expected(team: Team, family: str, task: str, prefer: int | None) -> Any:
-    """``pinning.family_task_expected``, kept once found (a pool version never changes)."""
+def pool_task(team: Team, family: str, task: str, prefer: int | None) -> pinning.PinnedTask | None:
+    """``pinning.family_task``, kept once found (a pool version never changes)."""
     key = (team.pk, family, task, prefer)
     if key in _known_tasks:
         return _known_tasks[key]
-    found = pinning.family_task_expected(team, family, task, prefer=prefer)
+    found = pinning.family_task(team, family, task, prefer=prefer)
     if found is not None:
         if len(_known_tasks) >= MAX_KNOWN_TASKS:
             _known_tasks.clear()

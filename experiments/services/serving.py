@@ -1,11 +1,9 @@
 """A generate request, from the web process to a replica and back.
 
 ``generate`` checks the request (a 400 names the field), works out what its answer will be
-verified against (a task of the family named, by its content hash, or an expected answer
-given inline, judged by the verifier version the served model was trained with, the same
-for both sides of a canary), compares the format it states with the model's training
-format (differences come back as warnings and are logged), routes it, and forwards it to a
-replica over HTTP:
+verified against, compares the format it states with the model's training format
+(differences come back as warnings and are logged), routes it, and forwards it to a
+replica over HTTP, signed with the replica's secret:
 
 - no canary, or a paused one: production's replica answers;
 - split: the candidate answers when the request's key (or, without one, its id) hashes
@@ -13,8 +11,16 @@ replica over HTTP:
 - shadow: production answers; a copy is queued on the candidate, whose answer is logged
   and judged but never returned.
 
-The replica logs and verifies each answer it gives; what never reached a replica (worker
-gone, timed out, refused) is logged here. A full queue is a 503 with ``Retry-After``; a
+What an answer is judged against decides whether a canary weighs it. A task named by its
+content hash is looked up in the team's pool by the platform, its own prompt is the one
+sent (a different prompt is refused), and it is judged by the verifier version the served
+model was trained with, the same for both sides: those verdicts are the ones a canary
+counts. An expected answer or a verifier version the caller names is judged too, for the
+caller to read in the log, but a canary never counts it: whoever can send requests must not
+be able to decide a release.
+
+The replica logs and verifies each answer it gives, from what this module routed and
+signed; what never reached a replica (worker gone, timed out, refused) is logged here. A full queue is a 503 with ``Retry-After``; a
 deployment with no replica serving is a 503 saying why; a lost candidate pauses its canary
 and production answers instead.
 """
@@ -27,12 +33,14 @@ import json
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
 from tasks_app.services.errors import field_errors
+from training.serving import SIGNATURE_HEADER, sign
 
 from .. import keepalive
 from ..model_format import ModelFormat, differences
@@ -41,6 +49,7 @@ from ..models import (
     CanaryMode,
     CanaryState,
     Deployment,
+    JudgedAgainst,
     Replica,
     ReplicaRole,
     ReplicaState,
@@ -77,6 +86,17 @@ class Request:
     served_format: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Judging:
+    """What an answer is judged against, and whether a canary may count the verdict."""
+
+    expected: Any = None
+    verifier_version: int | None = None
+    against: str = JudgedAgainst.NOTHING
+    prompt: str = ""
+    """The pool task's own prompt, when the request named a task."""
+
+
 # --- checking --------------------------------------------------------------------------------
 
 
@@ -85,7 +105,9 @@ def parse(deployment: Deployment, body: Any) -> Request:
         raise field_errors([("non_field_errors", "expected a JSON object")])
     errors: list[tuple[str, str]] = []
     prompt = body.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    if prompt is None and body.get("task"):
+        prompt = ""  # the task's own prompt is sent
+    elif not isinstance(prompt, str) or not prompt.strip():
         errors.append(("prompt", "a non-empty string is required"))
     elif len(prompt) > settings.SERVING_MAX_PROMPT_CHARS:
         errors.append(("prompt", f"longer than {settings.SERVING_MAX_PROMPT_CHARS} characters"))
@@ -129,14 +151,15 @@ def parse(deployment: Deployment, body: Any) -> Request:
     )  # fmt: skip
 
 
-def target(deployment: Deployment, request: Request) -> tuple[Any, int | None]:
-    """What the answer is judged against: (expected data, verifier version), or (None, None)
-    when the request names nothing to judge. A 400 names the field that cannot be resolved."""
+def target(deployment: Deployment, request: Request) -> Judging:
+    """What the answer is judged against; nothing when the request names no family. A 400
+    names the field that cannot be resolved."""
     if not request.family:
-        return None, None
+        return Judging()
     trained = ModelFormat.from_dict(deployment.version.format)
     family = next((f for f in trained.families if f.family == request.family), None)
-    verifier = request.verifier_version or (family.verifier_version if family else None)
+    trained_verifier = family.verifier_version if family else None
+    verifier = request.verifier_version or trained_verifier
     if verifier is None:
         why = (
             f"family {request.family!r} is not one {deployment.version} was trained on; "
@@ -146,15 +169,20 @@ def target(deployment: Deployment, request: Request) -> tuple[Any, int | None]:
     if not routing.verifier_exists(deployment.team, verifier):
         raise field_errors([("verifier_version", f"verifier version {verifier} does not exist")])
     if request.expected is not None:
-        return request.expected, verifier
+        return Judging(request.expected, verifier, JudgedAgainst.CALLER)
     if not request.task:
-        return None, None
-    expected = routing.task_expected(
+        return Judging()
+    task = routing.pool_task(
         deployment.team, request.family, request.task, family.pool_version if family else None
     )
-    if expected is None:
+    if task is None:
         raise field_errors([("task", f"no task {request.task!r} in family {request.family!r}")])
-    return expected, verifier
+    if request.prompt and request.prompt != task.prompt:
+        # Judging another prompt's answer against this task's reference would fail it at will.
+        why = f"differs from task {request.task!r}'s prompt; leave it out to send the task's own"
+        raise field_errors([("prompt", why)])
+    against = JudgedAgainst.POOL if verifier == trained_verifier else JudgedAgainst.CALLER
+    return Judging(task.expected, verifier, against, task.prompt)
 
 
 def format_warnings(deployment: Deployment, request: Request) -> list[str]:
@@ -187,7 +215,8 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
     if deployment.stopped:
         why = f"deployment {deployment.slug!r} is stopped; start it to serve again"
         return Outcome(409, {"detail": why})
-    expected, verifier = target(deployment, request)
+    judging = target(deployment, request)
+    prompt = judging.prompt or request.prompt
     warnings = format_warnings(deployment, request)
     request_id = str(uuid.uuid4())
     route = routing.route(deployment)
@@ -201,13 +230,14 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
             side, replica = ReplicaRole.CANDIDATE, canary.replica
     meta = {
         "request_id": request_id, "received_at": received_at, "key": request.key,
-        "family": request.family, "task": request.task, "expected": expected,
-        "verifier_version": verifier, "format_warnings": warnings,
+        "family": request.family, "task": request.task, "expected": judging.expected,
+        "verifier_version": judging.verifier_version, "judged_against": judging.against,
+        "format_warnings": warnings,
         "canary": canary.pk if canary else None, "step": canary.step if canary else None,
         "side": side,
     }  # fmt: skip
     payload = {
-        "prompt": request.prompt, "max_new_tokens": request.max_new_tokens,
+        "prompt": prompt, "max_new_tokens": request.max_new_tokens,
         "temperature": request.temperature, "timeout_s": deployment.timeout_s, "meta": meta,
     }  # fmt: skip
     if side == ReplicaRole.CANDIDATE:
@@ -219,18 +249,18 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
             meta["side"] = side
         else:
             if outcome.status != 200:
-                _log_failure(deployment, replica, request, meta, outcome)
-            return _answered(outcome, request_id, side, replica, warnings, expected)
+                _log_failure(deployment, replica, prompt, request, meta, outcome)
+            return _answered(outcome, request_id, side, replica, warnings, judging.expected)
     if replica is None:
-        return _unavailable(deployment, request, meta)
+        return _unavailable(deployment, prompt, request, meta)
     outcome = _forward(deployment, replica, payload)
     if outcome.status in (502, 503) and outcome.body.get("lost"):
         deployments.mark_lost(replica, outcome.body["detail"])
     if canary is not None and canary.mode == CanaryMode.SHADOW and outcome.status == 200:
         _shadow(canary, payload, meta)
     if outcome.status != 200:
-        _log_failure(deployment, replica, request, meta, outcome)
-    return _answered(outcome, request_id, side, replica, warnings, expected)
+        _log_failure(deployment, replica, prompt, request, meta, outcome)
+    return _answered(outcome, request_id, side, replica, warnings, judging.expected)
 
 
 def _routable_canary(deployment: Deployment, canary: Canary | None) -> Canary | None:
@@ -248,8 +278,9 @@ def _routable_canary(deployment: Deployment, canary: Canary | None) -> Canary | 
 def _forward(deployment: Deployment, replica: Replica, payload: dict[str, Any]) -> Outcome:
     try:
         answer = keepalive.post_json(
-            f"{replica.address}/generate", payload, timeout=deployment.timeout_s + 5
-        )
+            f"{replica.address}/generate", payload, timeout=deployment.timeout_s + 5,
+            sign=signer(replica),
+        )  # fmt: skip
     except TimeoutError:
         return Outcome(504, {"detail": f"no answer within {deployment.timeout_s:g} s"})
     except (OSError, http.client.HTTPException) as lost:
@@ -257,6 +288,11 @@ def _forward(deployment: Deployment, replica: Replica, payload: dict[str, Any]) 
         return Outcome(503, {"detail": why, "lost": True}, {"Retry-After": "5"})
     retry = answer.retry_after
     return Outcome(answer.status, _json(answer.body), {"Retry-After": retry} if retry else {})
+
+
+def signer(replica: Replica) -> Callable[[str, bytes], dict[str, str]]:
+    """Signs a request to ``replica`` with its secret: the secret never leaves this process."""
+    return lambda path, body: {SIGNATURE_HEADER: sign(replica.secret, "POST", path, body)}
 
 
 def _json(raw: bytes) -> dict[str, Any]:
@@ -276,8 +312,9 @@ def _shadow(canary: Canary, payload: dict[str, Any], meta: dict[str, Any]) -> No
     copy = {**payload, "shadow": True, "meta": copy_meta}
     try:
         answer = keepalive.post_json(
-            f"{canary.replica.address}/generate", copy, timeout=SHADOW_TIMEOUT_S
-        )
+            f"{canary.replica.address}/generate", copy, timeout=SHADOW_TIMEOUT_S,
+            sign=signer(canary.replica),
+        )  # fmt: skip
         if answer.status == 503:  # the candidate's queue is full: the copy is dropped
             canaries.shadow_dropped(canary)
     except TimeoutError:
@@ -319,7 +356,9 @@ def error_body(outcome: Outcome, request_id: str | None = None) -> dict[str, Any
     return body
 
 
-def _unavailable(deployment: Deployment, request: Request, meta: dict[str, Any]) -> Outcome:
+def _unavailable(
+    deployment: Deployment, prompt: str, request: Request, meta: dict[str, Any]
+) -> Outcome:
     starting = deployment.replicas.filter(
         role=ReplicaRole.PRODUCTION, state=ReplicaState.STARTING
     ).exists()
@@ -330,13 +369,14 @@ def _unavailable(deployment: Deployment, request: Request, meta: dict[str, Any])
         "restart it"
     )
     outcome = Outcome(503, {"detail": why}, {"Retry-After": "5"})
-    _log_failure(deployment, None, request, meta, outcome)
+    _log_failure(deployment, None, prompt, request, meta, outcome)
     return outcome
 
 
 def _log_failure(
     deployment: Deployment,
     replica: Replica | None,
+    prompt: str,
     request: Request,
     meta: dict[str, Any],
     outcome: Outcome,
@@ -350,7 +390,7 @@ def _log_failure(
                 canary_id=meta.get("canary"), step=meta.get("step"),
                 version_id=replica.version_id if replica else deployment.version_id,
                 side=meta.get("side") or ReplicaRole.PRODUCTION, key=request.key,
-                prompt=request.prompt, status=status,
+                prompt=prompt, status=status,
                 error=str(outcome.body.get("detail", ""))[:500],
                 latency_ms=(time.time() - meta["received_at"]) * 1000,
                 family=request.family, task=request.task,

@@ -132,16 +132,21 @@ def task_expected(version_id: int, content_hash: str) -> dict[str, Any] | None:
     return rows.values_list("expected", flat=True).first()
 
 
-def family_task_expected(
+@dataclass(frozen=True)
+class PinnedTask:
+    prompt: str
+    expected: dict[str, Any]
+
+
+def family_task(
     team: Team, family: str, content_hash: str, prefer: int | None = None
-) -> dict[str, Any] | None:
-    """The expected data of the task with ``content_hash`` in any pool version of the team's
-    family ``family`` (its slug), from version ``prefer`` when it holds it; None if absent."""
+) -> PinnedTask | None:
+    """The prompt and expected data of the task with ``content_hash`` in any pool version of
+    the team's family ``family`` (its slug), from version ``prefer`` when it holds it; None
+    if absent."""
     rows = PoolTask.objects.filter(
         version__family__team=team, version__family__slug=family, content_hash=content_hash
-    )
-    if prefer is not None:
-        found = rows.filter(version_id=prefer).values_list("expected", flat=True).first()
-        if found is not None:
-            return found
-    return rows.order_by("-version_id").values_list("expected", flat=True).first()
+    ).only("prompt", "expected")
+    found = rows.filter(version_id=prefer).first() if prefer is not None else None
+    found = found or rows.order_by("-version_id").first()
+    return None if found is None else PinnedTask(found.prompt, found.expected)

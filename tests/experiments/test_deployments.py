@@ -21,6 +21,7 @@ from experiments.models import (
 )
 from experiments.services import routing
 from tests.experiments.serving_setup import Served, replica_thread
+from training.serving import SIGNATURE_HEADER, sign
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 URL = "/api/v1/deployments/"
@@ -61,8 +62,11 @@ def generate(api, slug: str, **body):  # type: ignore[no-untyped-def]
     return api.post(f"{URL}{slug}/generate/", body, format="json")
 
 
-def health_of(address: str) -> tuple[bool, int, int]:
-    with urllib.request.urlopen(f"{address}/health", timeout=5) as answer:
+def health_of(replica: Replica) -> tuple[bool, int, int]:
+    """The replica's health, asked as the platform asks: signed with the replica's secret."""
+    signed = {SIGNATURE_HEADER: sign(replica.secret, "GET", "/health", b"")}
+    request = urllib.request.Request(f"{replica.address}/health", headers=signed)
+    with urllib.request.urlopen(request, timeout=5) as answer:
         body = json.loads(answer.read())
     return body["ready"], body["max_queue"], body["max_batch"]
 
@@ -107,9 +111,9 @@ def test_a_deployment_answers_logs_and_verifies_each_request(api, served) -> Non
         # New queue and batch sizes reach the serving replica at its next heartbeat.
         changed = api.patch(f"{URL}sorter/", {"max_queue": 5, "max_batch": 2}, format="json")
         assert changed.status_code == 200
-        address = Replica.objects.get(deployment=deployment).address
+        replica = Replica.objects.get(deployment=deployment)
         deadline = time.monotonic() + 15
-        while (health := health_of(address))[1:] != (5, 2):
+        while (health := health_of(replica))[1:] != (5, 2):
             assert time.monotonic() < deadline, health
             time.sleep(0.2)
 
