@@ -29,7 +29,6 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "t
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "daphne",
     # The admin, its login throttled like the API's.
     "crucible.accounts.admin_site.ThrottledAdminConfig",
     "django.contrib.auth",
@@ -118,6 +117,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 *
 # A whole multipart body (an uploaded file and its form fields), refused with a 413 from its
 # Content-Length before any of it is read (crucible.api.request_size).
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# Any body from a caller not signed in (no valid token or session), under ASGI: anyone can
+# send one into the web process's event loop, and logins and forms are far smaller.
+ANONYMOUS_BODY_MAX_BYTES = env_int("ANONYMOUS_BODY_MAX_BYTES", 1024 * 1024)
 # Larger uploads go to a temporary file on disk, never into memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_TEMP_DIR = None
