@@ -1,6 +1,6 @@
 """Live metrics to 200 viewers of one run: websocket push against polling once a second.
 
-The production stack on this machine: a fresh PostgreSQL database, Redis, daphne serving
+The production stack on this machine: a fresh PostgreSQL database, Redis, uvicorn serving
 ``crucible.asgi`` with channels-redis. A writer records points through the ingest service
 (``experiments.services.metrics.record_points``, as the worker's sink does) at a steady rate,
 each point stamped with the wall time of its write. The delay of a point is the time a

@@ -1,7 +1,7 @@
 """Metric points written per second over HTTP into PostgreSQL: our ingest endpoint against
 MLflow's ``log_batch`` to a local MLflow tracking server on the same PostgreSQL.
 
-Ours: daphne serving ``crucible.asgi`` (one process) and ``POST /api/v1/runs/<id>/metrics/``,
+Ours: uvicorn serving ``crucible.asgi`` (one process) and ``POST /api/v1/runs/<id>/metrics/``,
 fed by our tracking client (``training.tracking.CrucibleClient``). Anchor: ``mlflow server``
 (one worker) with ``--backend-store-uri postgresql+psycopg://...`` in a database of its own
 on the same server, fed by ``MlflowClient.log_batch``. The same points on both sides: batches

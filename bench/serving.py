@@ -3,7 +3,7 @@
 The same held-out digit-sort prompts (greedy, up to ``--max-new-tokens`` tokens) from
 ``--clients`` concurrent clients, each sending its next request when its last is answered:
 
-- ours: ``POST /api/v1/deployments/<slug>/generate`` on the production stack (daphne,
+- ours: ``POST /api/v1/deployments/<slug>/generate`` on the production stack (uvicorn,
   PostgreSQL, a Celery worker on the ``serve`` queue holding the model in a replica), with
   bearer-token auth, routing, the request log and live verification of every answer (each
   request names its task; the verdict is checked to have landed for all of them);
@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.support.stack import ROOT, crucible, daphne, free_port, stop_on_sigterm  # noqa: E402
+from bench.support.stack import ROOT, crucible, free_port, stop_on_sigterm, web_server  # noqa: E402
 
 SFT_STEPS = 60
 
@@ -50,7 +50,7 @@ def ours(stack, hosts: list[str], bodies: list[dict], clients: int, slug: str) -
     summary = traffic.send(url, stack.token, bodies, concurrency=clients)
     figures = summary.to_dict()
     if figures["answered"] != len(bodies):
-        log = "\n".join(line for line in (stack.tmp / "daphne.log").read_text().splitlines() if "\" 200 " not in line)[-6000:]
+        log = "\n".join(line for line in (stack.tmp / "web.log").read_text().splitlines() if "\" 200 " not in line)[-6000:]
         raise SystemExit(f"not every request was answered: {figures}\n{log}")
     return figures
 
@@ -109,7 +109,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=16)
     parser.add_argument(
-        "--web", type=int, default=2, help="daphne processes the clients take turns on"
+        "--web", type=int, default=2, help="web server processes the clients take turns on"
     )
     args = parser.parse_args()
     stop_on_sigterm()
@@ -151,7 +151,7 @@ def main() -> None:
                 hosts = [stack.url]
                 for n in range(1, args.web):
                     port = free_port()
-                    more.enter_context(daphne(dict(os.environ), port, stack.tmp / f"daphne{n}.log"))
+                    more.enter_context(web_server(dict(os.environ), port, stack.tmp / f"web{n}.log"))
                     hosts.append(f"127.0.0.1:{port}")
                 mine = ours(stack, hosts, bodies, args.clients, deployment.slug)
             time.sleep(2)

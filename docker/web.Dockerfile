@@ -21,4 +21,4 @@ RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -e . \
     && mkdir -p /var/lib/crucible
 COPY --from=frontend /src/frontend/dist ./frontend/dist
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "crucible.asgi:application"]
+CMD ["python", "-m", "crucible.serve", "--host", "0.0.0.0", "--port", "8000"]

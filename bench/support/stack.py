@@ -1,5 +1,5 @@
 """The production stack for a bench, on this machine: a fresh PostgreSQL database beside
-``BENCH_DATABASE_URL``'s, Redis (``REDIS_URL``) and daphne serving ``crucible.asgi``.
+``BENCH_DATABASE_URL``'s, Redis (``REDIS_URL``) and the web server (``crucible.serve``).
 
 Everything started here is stopped, and the database dropped, when the ``with`` ends, a
 SIGTERM included (``stop_on_sigterm``).
@@ -30,7 +30,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 @dataclass(frozen=True)
 class Stack:
     url: str
-    """``127.0.0.1:<port>`` where daphne answers."""
+    """``127.0.0.1:<port>`` where the web server answers."""
     token: str
     """A bearer token of the owner (admin) of the team that owns ``runs``."""
     runs: list[int]
@@ -66,7 +66,7 @@ def database(name: str) -> Iterator[str]:
 
 @contextlib.contextmanager
 def crucible(n_runs: int) -> Iterator[Stack]:
-    """Crucible migrated into a fresh database, ``n_runs`` running runs, daphne serving it;
+    """Crucible migrated into a fresh database, ``n_runs`` running runs, the web server on it;
     Django is set up in this process on the same database (for writers and checks)."""
     name = f"crucible_bench_{os.getpid()}"
     with tempfile.TemporaryDirectory() as tmp, database(name) as database_url:
@@ -92,7 +92,7 @@ def crucible(n_runs: int) -> Iterator[Stack]:
         token, runs = fixtures(n_runs)
         port = free_port()
         try:
-            with daphne(env, port, Path(tmp) / "daphne.log"):
+            with web_server(env, port, Path(tmp) / "web.log"):
                 yield Stack(f"127.0.0.1:{port}", token, runs, Path(tmp))
         finally:
             connections.close_all()
@@ -142,9 +142,8 @@ def server(
             process.wait()
 
 
-def daphne(env: dict[str, str], port: int, log: Path) -> contextlib.AbstractContextManager:
-    command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-    command.append("crucible.asgi:application")
+def web_server(env: dict[str, str], port: int, log: Path) -> contextlib.AbstractContextManager:
+    command = [sys.executable, "-m", "crucible.serve", "--host", "127.0.0.1", "--port", str(port)]
     return server(command, env, f"http://127.0.0.1:{port}/healthz", log)
 
 

@@ -9,12 +9,21 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from importlib import import_module
 from typing import Any
 
-from django.contrib.auth import get_user_model
+from django.conf import settings
+from django.contrib.auth import (
+    BACKEND_SESSION_KEY,
+    HASH_SESSION_KEY,
+    SESSION_KEY,
+    get_user_model,
+    load_backend,
+)
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare
 from django.utils.text import slugify
 
 from crucible.realtime.publish import publish_to_team
@@ -272,6 +281,40 @@ def authenticate_token(raw: str) -> ApiToken:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     return token
+
+
+def session_user(session_key: str | None) -> AbstractBaseUser | None:
+    """The active user a session is signed in as now, or None.
+
+    Checked as Django's auth middleware checks a request, but without changing the session:
+    None once it was logged out or expired, or once the user's password changed after it
+    signed in (its auth hash no longer matches).
+    """
+    # Django's keys are letters and digits; anything else (a NUL, say) names no session and
+    # must not reach the database.
+    if not session_key or not (session_key.isascii() and session_key.isalnum()):
+        return None
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    user_id, backend = session.get(SESSION_KEY), session.get(BACKEND_SESSION_KEY)
+    if user_id is None or backend not in settings.AUTHENTICATION_BACKENDS:
+        return None
+    user = load_backend(backend).get_user(user_id)
+    signed = session.get(HASH_SESSION_KEY)
+    if user is None or not signed:
+        return None
+    current = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+    return user if any(constant_time_compare(signed, h) for h in current) else None
+
+
+def signed_in(raw_token: str | None, session_key: str | None) -> bool:
+    """Whether a request with this bearer token (else this session) comes from a user."""
+    if raw_token is not None:
+        try:
+            authenticate_token(raw_token)
+        except TokenRejected:
+            return False
+        return True
+    return session_user(session_key) is not None
 
 
 def tokens_visible_to(

@@ -5,10 +5,16 @@ Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``. A body that declares a larger ``Conten
 refused on that header alone, so none of it is buffered; a body that declares no length
 (chunked) is counted as it streams and cut off once it passes the limit.
 
-The check sits where each server hands the body over: under ASGI (daphne), Django's handler
-spools the whole body before any middleware runs, so ``BodySizeLimit`` wraps that handler;
-under WSGI the body is read lazily and ``BodySizeLimitMiddleware`` answers first. Under WSGI
-a body without a ``Content-Length`` is never read by Django at all.
+Under ASGI a request that is not signed in (no valid bearer token, no live session) may send
+at most ``ANONYMOUS_BODY_MAX_BYTES``, whatever its type: anyone can send one, and the web
+process's event loop receives it, so it must stay cheap. The credentials are only looked up
+for a body past that cap.
+
+The check sits where each server hands the body over: under ASGI, Django's handler spools
+the whole body before any middleware runs, so ``BodySizeLimit`` wraps that handler; under
+WSGI the body is read lazily and ``BodySizeLimitMiddleware`` answers first. Under WSGI a body
+without a ``Content-Length`` is never read by Django at all, and each request has a thread of
+its own, so there is no anonymous cap.
 """
 
 from __future__ import annotations
@@ -16,8 +22,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.cookie import parse_cookie
+
+from crucible.accounts.services import signed_in
 
 from .errors import json_error
 
@@ -28,6 +38,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 TOO_LARGE = 413
+ANONYMOUS = "requests that are not signed in"
+Grant = Callable[[], Awaitable[bool]]
 
 
 def body_limit(content_type: str) -> tuple[int | None, str]:
@@ -81,7 +93,8 @@ class BodySizeLimitMiddleware:
 
 class BodySizeLimit:
     """ASGI: refuse from the ``content-length`` header before receiving any of the body; count
-    a body without one as it arrives and stop receiving once it passes the limit."""
+    a body without one as it arrives and stop receiving once it passes the limit. Past the
+    anonymous cap, the caller must be signed in."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -93,27 +106,50 @@ class BodySizeLimit:
         headers = {name.lower(): value for name, value in scope.get("headers", [])}
         content_type = headers.get(b"content-type", b"").decode("latin-1")
         length = declared_length(headers.get(b"content-length", b"").decode("latin-1"))
+        limit, what = body_limit(content_type)
+        cap = settings.ANONYMOUS_BODY_MAX_BYTES
         message = refusal(content_type, length)
+        if message is None and length is not None and length > cap:
+            if not await caller_signed_in(headers):
+                message = too_large_message(length, cap, ANONYMOUS)
         if message is not None:
             await send_too_large(send, message)
             return
-        limit, what = body_limit(content_type)
-        if length is not None or limit is None:
+        if length is not None:
             await self.app(scope, receive, send)
             return
-        counted = CountedBody(receive, limit)
+        counted = CountedBody(receive, cap, limit, grant=lambda: caller_signed_in(headers))
         await self.app(scope, counted.receive, send)
         if counted.exceeded:
-            await send_too_large(send, too_large_message(None, limit, what))
+            what = what if counted.signed_in else ANONYMOUS
+            await send_too_large(send, too_large_message(None, int(counted.limit), what))
+
+
+async def caller_signed_in(headers: dict[bytes, bytes]) -> bool:
+    """Whether the request's bearer token or session cookie belongs to an active user."""
+    auth = headers.get(b"authorization", b"").decode("latin-1").split()
+    token = auth[1] if len(auth) == 2 and auth[0].lower() in {"bearer", "token"} else None
+    cookies = parse_cookie(headers.get(b"cookie", b"").decode("latin-1"))
+    session_key = cookies.get(settings.SESSION_COOKIE_NAME)
+    if token is None and not session_key:
+        return False  # no lookup for a caller without credentials
+    return await database_sync_to_async(signed_in)(token, session_key)
 
 
 class CountedBody:
-    """Passes body chunks on until ``limit`` bytes have gone by, then reports a disconnect:
-    Django's handler stops spooling the body there and answers nothing, so the caller can."""
+    """Passes body chunks on until the limit has gone by, then reports a disconnect: Django's
+    handler stops spooling the body there and answers nothing, so the caller can.
 
-    def __init__(self, receive: Receive, limit: int) -> None:
+    The limit starts at the anonymous cap (or the body's own limit, if smaller); the first
+    chunk past the cap asks ``grant`` once whether the caller is signed in, and if so the
+    limit becomes the body's own (``None``: none)."""
+
+    def __init__(self, receive: Receive, cap: int, limit: int | None, grant: Grant) -> None:
         self._receive = receive
-        self.limit = limit
+        self._own_limit = float("inf") if limit is None else limit
+        self.limit = min(cap, self._own_limit)
+        self.signed_in = self.limit == self._own_limit  # nothing to ask: the cap is the limit
+        self._grant = grant
         self.received = 0
         self.exceeded = False
 
@@ -123,10 +159,17 @@ class CountedBody:
         message = await self._receive()
         if message["type"] == "http.request":
             self.received += len(message.get("body", b""))
-            if self.received > self.limit:
+            if self.received > self.limit and not await self._raised():
                 self.exceeded = True
                 return {"type": "http.disconnect"}
         return message
+
+    async def _raised(self) -> bool:
+        """Whether the body fits once a signed-in caller's limit applies (asked once)."""
+        if self.signed_in or not await self._grant():
+            return False
+        self.signed_in, self.limit = True, self._own_limit
+        return self.received <= self.limit
 
 
 def too_large(message: str) -> JsonResponse:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 
 import pytest
+from channels.db import database_sync_to_async
+from django.contrib.sessions.backends.db import SessionStore
 from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploadedFile
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_started
 from django.db import close_old_connections
+from django.test import Client
 
 from crucible.accounts.services import create_token
 from crucible.asgi import application
@@ -182,3 +186,91 @@ def test_it_keeps_an_upload_over_the_memory_threshold_on_disk(
     )
     assert response.status_code == 201, response.json()
     assert kinds == [TemporaryUploadedFile]
+
+
+# --- callers who are not signed in get a small cap (ASGI) ---------------------------------
+
+
+def json_scope(path: str, headers: list[tuple[bytes, bytes]]) -> dict:
+    scope = asgi_scope([(b"content-type", b"application/json"), *headers])
+    scope["headers"] = [h for h in scope["headers"] if h != (b"content-type", MULTIPART.encode())]
+    return scope | {"path": path, "raw_path": path.encode()}
+
+
+class JsonBody:
+    """A client sending a JSON string of ``size`` bytes in 64 KB chunks, then waiting for
+    the answer (as a real one does: no disconnect until the response is out)."""
+
+    def __init__(self, size: int) -> None:
+        body = json.dumps({"name": "x" * (size - 12)}).encode()
+        self.size = len(body)
+        self.chunks = [body[i : i + 65536] for i in range(0, len(body), 65536)]
+        self.received = 0
+
+    async def receive(self) -> dict:
+        if not self.chunks:
+            await asyncio.Event().wait()
+        chunk = self.chunks.pop(0)
+        self.received += len(chunk)
+        return {"type": "http.request", "body": chunk, "more_body": bool(self.chunks)}
+
+
+async def test_it_refuses_an_anonymous_body_past_the_cap_before_receiving_it() -> None:
+    async def receive() -> dict:
+        raise AssertionError("the body was received")
+
+    length = (b"content-length", str(2 * 1024 * 1024).encode())
+    sent = await call_asgi(json_scope("/api/v1/auth/login/", [length]), receive)
+    assert sent[0]["status"] == 413
+    message = json.loads(sent[1]["body"])["errors"][0]["message"]
+    assert "not signed in is 1.0 MB" in message
+
+
+async def test_it_cuts_off_an_anonymous_chunked_body_at_the_cap(settings) -> None:
+    settings.ANONYMOUS_BODY_MAX_BYTES = 128 * 1024
+    body = JsonBody(1024 * 1024)
+    sent = await call_asgi(json_scope("/api/v1/auth/login/", []), body.receive)
+    assert sent[0]["status"] == 413
+    assert "not signed in is 128.0 KB" in json.loads(sent[1]["body"])["errors"][0]["message"]
+
+
+@database_sync_to_async
+def bearer(user) -> tuple[bytes, bytes]:  # type: ignore[no-untyped-def]
+    return (b"authorization", f"Bearer {create_token(user, 'big').secret}".encode())
+
+
+@database_sync_to_async
+def session_cookie(user) -> tuple[bytes, bytes]:  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(user)
+    return (b"cookie", f"sessionid={client.session.session_key}".encode())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
+@pytest.mark.parametrize("credential", [bearer, session_cookie], ids=["token", "session"])
+async def test_it_lets_a_signed_in_caller_send_past_the_anonymous_cap(
+    owner, team, settings, declared, credential
+) -> None:
+    settings.ANONYMOUS_BODY_MAX_BYTES = 128 * 1024
+    body = JsonBody(512 * 1024)
+    headers = [await credential(owner)]
+    if declared:
+        headers.append((b"content-length", str(body.size).encode()))
+    sent = await call_asgi(json_scope("/api/v1/families/", headers), body.receive)
+    # Django took the whole body and the view answered it (a token's create lacks fields;
+    # a session's lacks its CSRF token): no refusal for its size.
+    assert body.received == body.size
+    assert sent[0]["status"] in {400, 403}
+    assert json.loads(sent[1]["body"])["errors"][0]["code"] != "too_large"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_it_treats_a_logged_out_sessions_cookie_as_anonymous(owner, settings) -> None:
+    settings.ANONYMOUS_BODY_MAX_BYTES = 128 * 1024
+    cookie = await session_cookie(owner)
+    key = cookie[1].decode().split("=", 1)[1]
+    await database_sync_to_async(lambda: SessionStore(key).delete())()
+    body = JsonBody(512 * 1024)
+    sent = await call_asgi(json_scope("/api/v1/families/", [cookie]), body.receive)
+    assert sent[0]["status"] == 413 and body.received < body.size

@@ -1,4 +1,4 @@
-"""Canary releases in real Chromium, against the production stack: daphne, PostgreSQL, Redis,
+"""Canary releases in real Chromium, against the production stack: uvicorn, PostgreSQL, Redis,
 a Celery worker on the ``serve`` queue holding each version's model in a replica, and
 ``manage.py replay_traffic`` sending held-out prompts through the platform's endpoint.
 

@@ -1,4 +1,4 @@
-"""A report's review in real Chromium by two people, against the production stack (daphne
+"""A report's review in real Chromium by two people, against the production stack (uvicorn
 with websockets): the author submits and comments, a teammate replies, approves and promotes
 the checkpoint, and the author's open page shows the reply, the approval and the promotion
 without reloading."""

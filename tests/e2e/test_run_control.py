@@ -1,4 +1,4 @@
-"""Live control of a run in real Chromium, against the production stack (daphne, Celery
+"""Live control of a run in real Chromium, against the production stack (uvicorn, Celery
 worker, PostgreSQL, Redis): pause and resume a training run from its page, change its
 curriculum, and see the change as a marker on its charts, live over the run's websocket.
 """

@@ -3,7 +3,7 @@
 The wizard creates and launches an experiment on the demo family (digit-sort) with the
 built-in tiny model; a real Celery worker trains it; the run page's charts grow while it
 trains, over the run's websocket. pytest-django's live server speaks WSGI only, so the app
-is served here by daphne (ASGI, as in production) in its own process, on the same test
+is served here by the production web server (ASGI) in its own process, on the same test
 database and Redis as the worker.
 """
 
@@ -11,38 +11,24 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
 import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.db import connection
 from playwright.sync_api import Page, expect
 
 from experiments.models import Run, RunState, Worker
-from tests.conftest import celery_worker, need_service
+from tests.conftest import celery_worker
 from tests.e2e.conftest import login, screenshot
 from tests.experiments.runs_setup import digit_verifier, digit_version
+from tests.web_server import database_url, web_server
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db(transaction=True)
 TRAIN_STEPS = 400
 """Long enough (tens of seconds on a CPU) to watch the charts move before the run ends."""
-
-
-def database_url() -> str:
-    if connection.vendor != "postgresql":
-        need_service("the server and worker need the test database on PostgreSQL (DATABASE_URL)")
-    db = connection.settings_dict
-    return (
-        f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
-        f"{db['PORT'] or 5432}/{db['NAME']}"
-    )
 
 
 @pytest.fixture(scope="session")
@@ -65,49 +51,13 @@ def stack_env(redis_url, tmp_path, models_dir) -> dict[str, str]:
     }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def asgi_server(stack_env) -> Iterator[str]:
-    """daphne serving crucible.asgi (HTTP, the built app and websockets) on a free port."""
-    port = free_port()
-    command = [
-        sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-        "crucible.asgi:application",
-    ]  # fmt: skip
+    """The web server (crucible.serve: HTTP, the built app and websockets) on a free port."""
     # The test settings: the users this test signs in with were hashed by them.
     env = {**stack_env, "DJANGO_SETTINGS_MODULE": "crucible.settings.test"}
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/healthz", timeout=5)
-                break
-            except OSError:
-                assert process.poll() is None, "daphne exited"
-                assert time.monotonic() < deadline, "daphne did not answer"
-                time.sleep(0.3)
-        yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    with web_server(env) as server:
+        yield server.url
 
 
 @pytest.fixture

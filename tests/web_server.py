@@ -1,0 +1,78 @@
+"""The web server as production runs it (``python -m crucible.serve``), in a process of its
+own on a free port: for the browser tests, and for attacks only a real server shows."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import connection
+
+from tests.conftest import need_service
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def database_url() -> str:
+    """The test database's URL, for processes that must see the test's rows."""
+    if connection.vendor != "postgresql":
+        need_service("the server and worker need the test database on PostgreSQL (DATABASE_URL)")
+    db = connection.settings_dict
+    return (
+        f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class WebServer:
+    url: str
+    process: subprocess.Popen
+
+
+@contextmanager
+def web_server(env: dict[str, str], log: Path | None = None) -> Iterator[WebServer]:
+    """The server, up once its ``/healthz`` answers; stopped with its process group after.
+
+    Its output goes to ``log`` (nowhere by default)."""
+    port = free_port()
+    command = [sys.executable, "-m", "crucible.serve", "--host", "127.0.0.1", "--port", str(port)]
+    with open(log or os.devnull, "w") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/healthz", timeout=5)
+                break
+            except OSError:
+                assert process.poll() is None, "the web server exited"
+                assert time.monotonic() < deadline, "the web server did not answer"
+                time.sleep(0.3)
+        yield WebServer(url, process)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
