@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from training.budget import shape_of
+
 TINY_MODEL = "tiny-digit-sort"
 TINY_SFT_STEPS = 600
 """SFT steps of the tiny model's warm start: the demo's (``training.demo.DemoSettings``), after
@@ -55,6 +57,9 @@ class ModelEntry:
     """Parameter count, when the weights' headers or config.json tell it cheaply."""
     ready: bool
     """False for the built-in model until its first use has built it."""
+    shape: dict[str, int] | None = None
+    """Sizes from config.json that a step's memory depends on (``training.budget.shape_of``),
+    so a launch can be sized before any worker loads the model; None when unknown."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for the heartbeat and the API: the path relative to the models folder only."""
@@ -64,6 +69,7 @@ class ModelEntry:
             "builtin": self.builtin,
             "parameters": self.parameters,
             "ready": self.ready,
+            "shape": self.shape,
         }
 
 
@@ -75,13 +81,15 @@ def catalogue(models_dir: Path) -> list[ModelEntry]:
 def tiny_entry(models_dir: Path) -> ModelEntry:
     path = models_dir / TINY_MODEL
     ready = is_model_dir(path)
-    return ModelEntry(TINY_MODEL, path, True, parameter_count(path) if ready else None, ready)
+    if not ready:
+        return ModelEntry(TINY_MODEL, path, True, None, False)
+    return ModelEntry(TINY_MODEL, path, True, parameter_count(path), True, model_shape(path))
 
 
 def scan(models_dir: Path) -> list[ModelEntry]:
     """Hugging Face causal-LM directories up to ``SCAN_DEPTH`` levels down, sorted by name."""
     found = [
-        ModelEntry(name, path, False, parameter_count(path), True)
+        ModelEntry(name, path, False, parameter_count(path), True, model_shape(path))
         for name, path in _model_dirs(models_dir, models_dir, SCAN_DEPTH)
         if name != TINY_MODEL
     ]
@@ -185,6 +193,11 @@ def _locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def model_shape(path: Path) -> dict[str, int] | None:
+    config = _read_config(path)
+    return shape_of(config) if config is not None else None
 
 
 def parameter_count(path: Path) -> int | None:

@@ -297,6 +297,10 @@ MODELS_DIR = Path(env_str("CRUCIBLE_MODELS_DIR", str(VAR_DIR / "models")))
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 5)
 # A running run (or a worker) silent this long is taken for dead: the run is queued again.
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60)
+# Bytes of memory a worker offers runs (0: what its machine or cgroup allows). A launch is
+# sized against it, and a CPU worker's run trains under a cap derived from it, so a run that
+# outgrows it fails with "out of memory" instead of the kernel killing the worker.
+WORKER_MEMORY_BYTES = env_int("WORKER_MEMORY_BYTES", 0)
 
 # --- serving ----------------------------------------------------------------------------
 # Where a replica listens (a free port on this address) and the host others reach it by

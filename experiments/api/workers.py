@@ -44,6 +44,14 @@ class DevicesSerializer(serializers.Serializer):
         child=serializers.CharField(), default=list, help_text="Their names."
     )
     cpu = serializers.IntegerField(default=0, help_text="CPU cores.")
+    gpu_memory = serializers.ListField(
+        child=serializers.IntegerField(), default=list, help_text="Bytes of memory of each GPU."
+    )
+    memory = serializers.IntegerField(
+        allow_null=True,
+        default=None,
+        help_text="Bytes of memory the worker offers runs; launches are sized against it.",
+    )
 
 
 class WorkerSerializer(serializers.ModelSerializer):

@@ -21,8 +21,9 @@ from django.utils import timezone
 from crucible.accounts.services import record
 from tasks_app.services.errors import field_errors
 
+from .. import config as cfg
 from ..models import Experiment, MetricPoint, Rollout, Run, RunState
-from . import control, live, usage, workers
+from . import capacity, control, live, usage, workers
 
 logger = logging.getLogger(__name__)
 
@@ -31,10 +32,14 @@ logger = logging.getLogger(__name__)
 def launch(user: AbstractBaseUser, experiment: Experiment) -> Run:
     """Run #n of ``experiment``, queued; the training task is sent once this commits.
 
-    Refused (409) when the team's quota does not allow another run now."""
+    Refused (400) when no running worker can load its model or take a run of its size, and
+    (409) when the team's quota does not allow another run now."""
     problem = workers.model_problem(experiment.config["model"], queue="gpu")
     if problem:
         raise field_errors([("config.model", problem)], code="unavailable")
+    too_large = capacity.launch_problems(cfg.parse(experiment.config))
+    if too_large:
+        raise field_errors(too_large, code="unavailable")
     usage.check_launch(experiment.team)
     Experiment.objects.select_for_update().filter(pk=experiment.pk).first()  # numbers in order
     last = experiment.runs.aggregate(last=Max("number"))["last"] or 0

@@ -12,7 +12,9 @@ for evaluation on that suite.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +28,7 @@ from tasks_app.services import pinning
 from training.engine import train
 from training.interfaces import Item, RewardFn
 
-from .. import catalogue, launch
+from .. import catalogue, launch, memory
 from .. import config as cfg
 from ..adapters import CurriculumSampler, per_family_reward_fn, verifier_reward_fn
 from ..models import Run, RunState
@@ -75,9 +77,20 @@ def run_job(run_id: int, worker: str) -> None:
                     suites.evaluate_finished_run(run)
 
 
+OUT_OF_MEMORY_ADVICE = (
+    "lower prompts_per_step, group_size, micro_batch_size or sampling.max_new_tokens, or "
+    "train on a worker with more memory"
+)
+
+
 def failure_reason(exc: BaseException) -> str:
     if isinstance(exc, catalogue.UnknownModel):
         return f"model: {exc}"
+    if memory.is_out_of_memory(exc):
+        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return f"out of memory: {detail} ({OUT_OF_MEMORY_ADVICE})"
+    if isinstance(exc, launch.LaunchFailed) and memory.output_says_out_of_memory(exc.tail):
+        return f"out of memory: a training process ran out ({OUT_OF_MEMORY_ADVICE})\n{exc}"
     if isinstance(exc, ValidationError):  # a pinned version that is no longer usable
         return "; ".join(f"{e['field'] or 'config'}: {e['message']}" for e in flatten(exc.detail))
     return f"{type(exc).__name__}: {exc}"
@@ -122,6 +135,26 @@ def train_here(run: Run, config: cfg.ExperimentConfig, log: RunLog | None) -> st
     """Train this process's part of the run; the final state, or None when it was lost.
 
     The main process meters the attempt from here (loading included) to its end."""
+    with memory_cap(config.num_processes):
+        return _train_here(run, config, log)
+
+
+@contextlib.contextmanager
+def memory_cap(processes: int) -> Iterator[None]:
+    """On a CPU worker, cap this process's memory at its share of what the worker offers runs,
+    so a run that outgrows it fails here with MemoryError instead of the kernel's OOM killer
+    ending the worker (see ``experiments.memory``). GPU workers raise torch's own error."""
+    offered = workers.devices()
+    if offered["cuda"]:
+        yield
+        return
+    allowance = memory.run_allowance(offered["memory"], processes)
+    with memory.address_space_limit(allowance) as cap:
+        logger.info("run memory capped", extra={"allowance": allowance, "cap": cap})
+        yield
+
+
+def _train_here(run: Run, config: cfg.ExperimentConfig, log: RunLog | None) -> str | None:
     meter = UsageMeter(run, config.num_processes) if launch.is_main_process() else None
     model_path = catalogue.resolve(config.model, Path(settings.MODELS_DIR))
     inputs = build_inputs(run.team, config)

@@ -29,7 +29,7 @@ from django.db import DatabaseError, close_old_connections, connection, transact
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from experiments import catalogue
+from experiments import catalogue, memory
 from experiments.models import Run, RunState, Worker
 
 logger = logging.getLogger(__name__)
@@ -55,22 +55,30 @@ class Availability:
 
 @cache
 def devices() -> dict[str, Any]:
-    """CUDA devices (count and names) and CPU cores of this machine.
+    """CUDA devices (count, names, memory of each), CPU cores and the memory this worker
+    offers runs (``WORKER_MEMORY_BYTES``, else what the machine or its cgroup allows).
 
     Asked of ``nvidia-smi``, not torch: initialising CUDA in the worker's main process would
     break CUDA in every pool process it forks afterwards.
     """
-    names = _gpu_names()
-    return {"cuda": len(names), "names": names, "cpu": os.cpu_count() or 1}
+    gpus = _gpus()
+    return {
+        "cuda": len(gpus),
+        "names": [name for name, _ in gpus],
+        "gpu_memory": [size for _, size in gpus],
+        "cpu": os.cpu_count() or 1,
+        "memory": settings.WORKER_MEMORY_BYTES or memory.machine_memory(),
+    }
 
 
-def _gpu_names() -> list[str]:
+def _gpus() -> list[tuple[str, int]]:
+    """(name, memory in bytes) of each visible GPU."""
     smi = shutil.which("nvidia-smi")
     if smi is None:
         return []
     try:
         out = subprocess.run(
-            [smi, "--query-gpu=index,name", "--format=csv,noheader"],
+            [smi, "--query-gpu=index,name,memory.total", "--format=csv,noheader,nounits"],
             capture_output=True,
             text=True,
             timeout=NVIDIA_SMI_TIMEOUT_S,
@@ -78,9 +86,15 @@ def _gpu_names() -> list[str]:
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    rows = [line.split(",", 1) for line in out.splitlines() if "," in line]
     visible = _visible_devices()
-    return [name.strip() for index, name in rows if visible is None or index.strip() in visible]
+    found = []
+    for line in out.splitlines():
+        index, _, rest = line.partition(",")
+        name, _, mib = rest.rpartition(",")  # a name may hold a comma, the size does not
+        if name and (visible is None or index.strip() in visible):
+            size = int(mib.strip()) * 2**20 if mib.strip().isdigit() else 0
+            found.append((name.strip(), size))
+    return found
 
 
 def _visible_devices() -> set[str] | None:

@@ -46,6 +46,7 @@ def test_it_lists_the_builtin_model_and_hugging_face_directories(tmp_path, tiny_
         "builtin": False,
         "parameters": tiny_pair[0].num_parameters(),
         "ready": True,
+        "shape": {"hidden": 32, "layers": 1, "vocab": len(tiny_pair[1]), "kv_dim": 32},
     }
 
 

@@ -84,8 +84,25 @@ def test_it_fails_rather_than_staying_running_when_training_raises(owner, team, 
     with mock.patch.object(training_job, "train", side_effect=RuntimeError("out of memory")):
         training_job.run_job(run.pk, "celery@here")
     run.refresh_from_db()
-    assert (run.state, run.failure_reason) == (RunState.FAILED, "RuntimeError: out of memory")
+    assert run.state == RunState.FAILED
+    assert run.failure_reason.startswith("out of memory: out of memory (lower prompts_per_step")
     assert "out of memory" in run.log_tail
+
+
+def test_it_gives_any_other_error_with_its_type():
+    assert training_job.failure_reason(KeyError("digits")) == "KeyError: 'digits'"
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        MemoryError(),
+        RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 9 GB"),
+        type("OutOfMemoryError", (RuntimeError,), {})("CUDA out of memory. Tried 2 GiB"),
+    ],
+)
+def test_it_says_out_of_memory_when_a_run_runs_out(error):
+    assert training_job.failure_reason(error).startswith("out of memory: ")
 
 
 def test_it_cancels_at_the_next_step_boundary(owner, team, folders):

@@ -22,7 +22,16 @@ import pytest
 from django.db import connection
 
 from experiments.catalogue import TINY_MODEL
-from experiments.models import Checkpoint, MetricPoint, Rollout, Run, RunState, Worker
+from experiments.models import (
+    Checkpoint,
+    Experiment,
+    MetricPoint,
+    Rollout,
+    Run,
+    RunState,
+    Worker,
+)
+from experiments.services import workers
 from tests.conftest import celery_worker, need_service
 from tests.experiments.runs_setup import (  # noqa: F401 (fixtures)
     config_for,
@@ -161,6 +170,54 @@ def test_it_resumes_a_run_whose_worker_was_killed_without_losing_a_step(
     assert tokens == sorted(tokens) and len(set(tokens)) == max_steps
     assert Checkpoint.objects.filter(run=run, step=max_steps).exists()
     print(f"kill -9 and resume: {time.monotonic() - started:.1f} s")
+
+
+OUTGROWS_A_GIGABYTE = {
+    "prompts_per_step": 256,
+    "group_size": 16,
+    "micro_batch_size": 16,
+    "sampling": {"max_new_tokens": 128},
+}
+"""4,096 completions sampled at once: their KV cache alone is over a gigabyte."""
+
+
+def test_it_fails_a_run_that_outgrows_its_workers_memory_and_the_worker_lives_on(
+    api, owner, team, worker_env
+):
+    env = {**worker_env, "WORKER_MEMORY_BYTES": str(2**30)}
+    pinned = digit_version(owner, team), digit_verifier(owner, team)
+
+    def experiment(name: str, hyperparameters: dict) -> Experiment:
+        config = config_for(*pinned, hyperparameters=hyperparameters, rollout_groups=2)
+        body = {"team": "reasoning", "name": name, "config": config}
+        created = api.post("/api/v1/experiments/", body, format="json")
+        assert created.status_code == 201, created.json()
+        return Experiment.objects.get(pk=created.json()["id"])
+
+    with celery_worker(env, queues="gpu") as process:
+        lines = drained(process)
+        wait_for(lambda: Worker.objects.filter(stopped_at=None).exists(), "a heartbeat", process, lines)
+        huge = experiment("Huge", {"max_steps": 3, **OUTGROWS_A_GIGABYTE})
+        refused = api.post(f"/api/v1/experiments/{huge.pk}/launch/")
+        assert refused.status_code == 400, refused.json()  # sized against the 1 GiB it offers
+        assert "the largest worker offers 1.1 GB of memory" in refused.json()["errors"][0]["message"]
+        # What the estimate cannot see (prompts longer than it assumes, a smaller worker taking
+        # the run) meets the cap at run time: this run is queued as if it had been let through.
+        run = Run.objects.create(
+            experiment=huge, team=team, number=1, created_by=owner, max_steps=3
+        )
+        workers.send_training(run.pk)
+        failed = wait_for(lambda: finished(run.pk), "the run to fail", process, lines)
+        assert failed.state == RunState.FAILED, (failed.failure_reason, failed.log_tail)
+        assert failed.failure_reason.startswith("out of memory: "), failed.failure_reason
+        assert "can't allocate memory" in failed.failure_reason
+        assert process.poll() is None  # the worker is still there...
+        small = experiment("Small", {"max_steps": 2})
+        launched = api.post(f"/api/v1/experiments/{small.pk}/launch/")
+        assert launched.status_code == 202, launched.json()
+        after = wait_for(lambda: finished(launched.json()["id"]), "the next run", process, lines)
+    assert after.state == RunState.SUCCEEDED, (after.failure_reason, after.log_tail)  # ...and trains
+    assert after.worker == failed.worker and after.step == 2
 
 
 EMBEDDED_SCRIPT = """

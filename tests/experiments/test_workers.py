@@ -11,6 +11,7 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
+from experiments import memory
 from experiments.catalogue import TINY_MODEL
 from experiments.models import Experiment, Run, RunState, Worker
 from experiments.services import workers
@@ -82,6 +83,31 @@ def test_it_records_what_a_worker_can_load_with_each_beat(models_dir):
     assert second.loadable[1]["path"] == "small" and second.loadable[1]["parameters"] > 0
     assert second.queues == ["cpu", "gpu"] and second.devices["cpu"] >= 1
     assert second.devices["cuda"] == len(second.devices["names"])
+
+
+@pytest.fixture
+def fresh_devices():
+    """The device report is cached per process; these tests change what it reads."""
+    workers.devices.cache_clear()
+    yield
+    workers.devices.cache_clear()
+
+
+def test_it_advertises_the_memory_it_offers_runs_and_each_models_sizes(
+    models_dir, settings, fresh_devices
+):
+    settings.WORKER_MEMORY_BYTES = 3 * 2**30
+    worker = workers.beat("celery@a", ["gpu"])
+    assert worker.devices["memory"] == 3 * 2**30
+    assert len(worker.devices["gpu_memory"]) == worker.devices["cuda"]
+    small = worker.loadable[1]
+    assert small["shape"] == {"hidden": 16, "layers": 1, "vocab": small["shape"]["vocab"], "kv_dim": 16}
+    assert small["shape"]["vocab"] > 0
+
+
+def test_it_offers_what_the_machine_allows_unless_configured(models_dir, settings, fresh_devices):
+    settings.WORKER_MEMORY_BYTES = 0
+    assert workers.beat("celery@a", ["gpu"]).devices["memory"] == memory.machine_memory() > 0
 
 
 def test_it_marks_a_worker_stopped_until_it_beats_again(models_dir):

@@ -21,7 +21,13 @@ def entry(name: str) -> dict:
 @pytest.fixture
 def workers_seen(settings):
     settings.RUN_STALE_SECONDS = 60
-    devices = {"cuda": 1, "names": ["NVIDIA H200"], "cpu": 16}
+    devices = {
+        "cuda": 1,
+        "names": ["NVIDIA H200"],
+        "gpu_memory": [141 * 2**30],
+        "cpu": 16,
+        "memory": 128 * 2**30,
+    }
     Worker.objects.create(
         name="celery@gpu-1",
         queues=["cpu", "gpu"],
@@ -48,7 +54,13 @@ def test_it_lists_workers_with_what_they_report_to_any_signed_in_user(
         ("celery@gpu-1", True),
         ("celery@old", False),
     ]
-    assert body[0]["devices"] == {"cuda": 1, "names": ["NVIDIA H200"], "cpu": 16}
+    assert body[0]["devices"] == {
+        "cuda": 1,
+        "names": ["NVIDIA H200"],
+        "gpu_memory": [141 * 2**30],
+        "cpu": 16,
+        "memory": 128 * 2**30,
+    }
     assert body[0]["loadable"][1] == entry("org/qwen")
     assert "pid" not in body[0]
 
@@ -83,4 +95,4 @@ def test_it_lists_a_worker_that_has_not_reported_its_devices_yet(api):
     response = api.get("/api/v1/workers/")
     assert response.status_code == 200
     (worker,) = response.json()
-    assert worker["devices"] == {"cuda": 0, "names": [], "cpu": 0}
+    assert worker["devices"] == {"cuda": 0, "names": [], "gpu_memory": [], "cpu": 0, "memory": None}
