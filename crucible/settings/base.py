@@ -51,6 +51,8 @@ MIDDLEWARE = [
     # Before anything reads REMOTE_ADDR: the client's address, behind trusted proxies only.
     "crucible.accounts.throttling.ClientAddressMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Before WhiteNoise, so the static files it answers carry the policies too.
+    "crucible.security_headers.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before the session middleware: it drops cookies the session lookup could not take.
     "crucible.api.middleware.RejectNullCharactersMiddleware",
@@ -123,6 +125,26 @@ ANONYMOUS_BODY_MAX_BYTES = env_int("ANONYMOUS_BODY_MAX_BYTES", 1024 * 1024)
 # Larger uploads go to a temporary file on disk, never into memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_TEMP_DIR = None
+
+# --- browser policies (crucible.security_headers) ----------------------------------------
+# Scripts come only from this origin (the SPA's bundle, the admin's files, the API docs'
+# sidecar). Styles may be inline: Swagger UI, ReDoc and the exported report carry theirs in
+# the page. data: images are Swagger UI's icons; ReDoc's search runs in a blob: worker;
+# 'self' in connect-src covers the same origin's websockets.
+CONTENT_SECURITY_POLICY = env_str(
+    "CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; "
+    "worker-src 'self' blob:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'",
+)
+# Nothing here uses the camera, microphone, location, payments or other device features.
+PERMISSIONS_POLICY = env_str(
+    "PERMISSIONS_POLICY",
+    "accelerometer=(), autoplay=(), camera=(), display-capture=(), geolocation=(), "
+    "gyroscope=(), magnetometer=(), microphone=(), midi=(), payment=(), "
+    "publickey-credentials-get=(), screen-wake-lock=(), serial=(), usb=(), xr-spatial-tracking=()",
+)
 
 # --- bundled datasets (HumanEval, GSM8K), shipped in tasks_app/datasets ----------------
 BUNDLED_DATASETS_DIR = Path(
