@@ -8,6 +8,7 @@ from drf_spectacular.plumbing import build_array_type, build_basic_type
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -39,11 +40,18 @@ class LoginView(APIView):
     permission_classes = [permissions.AllowAny]
     throttle_classes = [LoginRateThrottle]
 
+    def check_permissions(self, request: Request) -> None:
+        # Login CSRF: without this, a form on another site could sign the visitor's browser
+        # into the attacker's account. The app sends its CSRF token with every write.
+        SessionAuthentication().enforce_csrf(request)
+        super().check_permissions(request)
+
     @extend_schema(
         request=LoginSerializer,
         responses={
             200: MeSerializer,
             400: OpenApiResponse(description="invalid_credentials or a field error"),
+            403: OpenApiResponse(description="the CSRF cookie or X-CSRFToken header is missing"),
         },
     )
     def post(self, request: Request) -> Response:

@@ -4,8 +4,16 @@ from rest_framework.test import APIClient
 pytestmark = pytest.mark.django_db
 
 
-def test_it_logs_in_with_the_right_password_and_reports_teams(owner, team):
+def app_client() -> APIClient:
+    """A browser that has loaded the app: it holds the CSRF cookie and sends it back."""
     client = APIClient(enforce_csrf_checks=True)
+    client.get("/login")
+    client.credentials(HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)
+    return client
+
+
+def test_it_logs_in_with_the_right_password_and_reports_teams(owner, team):
+    client = app_client()
     response = client.post(
         "/api/v1/auth/login/",
         {"username": "owner", "password": "correct horse battery"},
@@ -71,3 +79,20 @@ def test_it_enforces_csrf_for_session_writes(owner):
     response = client.post("/api/v1/teams/", {"name": "No token"}, format="json")
     assert response.status_code == 403
     assert "CSRF" in response.json()["errors"][0]["message"]
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", None])
+def test_it_refuses_a_login_form_posted_from_another_site(owner, origin):
+    # The attacker's page posts its own credentials: the victim would work in its account.
+    client = APIClient(enforce_csrf_checks=True)
+    headers = {"HTTP_ORIGIN": origin} if origin else {}
+    response = client.post(
+        "/api/v1/auth/login/",
+        "username=owner&password=correct+horse+battery",
+        content_type="application/x-www-form-urlencoded",
+        **headers,
+    )
+    assert response.status_code == 403
+    assert "CSRF" in response.json()["errors"][0]["message"]
+    assert "sessionid" not in client.cookies
+    assert client.get("/api/v1/auth/me/").status_code == 401
