@@ -1,10 +1,13 @@
 """Sandbox for model-written code: the public API.
 
-Pure Python, never imports Django. Model code runs in an isolated, pre-forked process;
-tests never run inside it. For function tasks the trusted side runs the dataset's tests
-with the entry point bound to a proxy that calls the sandboxed function over a channel,
-passing only exact-typed plain data, so every comparison happens in trusted code. An exit
-status, a printed marker or the absence of an exception is never evidence of a pass.
+Pure Python, never imports Django. Model code runs in an isolated, pre-forked process.
+Test code (dataset tests, hidden tests, edge cases, a playground's input) is just as
+untrusted: for function tasks the tests run in a second isolated process of their own,
+with the entry point bound to a proxy whose calls the trusted keeper relays to the
+sandboxed function, passing only exact-typed plain data both ways. The tests' process,
+not the candidate's, reports how the asserts went, and the keeper decides the verdict.
+An exit status, a printed marker or the absence of an exception is never evidence of a
+pass.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tasks_app.sandbox.client import GRACE, ServiceError, client
+from tasks_app.sandbox.tester import TESTS_FAILURE
 
 FUNCTION_STATUSES = (
     "passed",
@@ -35,6 +39,7 @@ class SandboxResult:
     tests_passed: int | None = None  # counted top-level asserts of check() that held
     tests_total: int | None = None
     sandbox_error: bool = False  # the sandbox itself failed; not the solution's fault
+    verifier_error: bool = False  # the tests broke (failed to load, crashed, overran)
 
 
 @dataclass
@@ -75,6 +80,7 @@ def check_function(
         tests_passed=reply.get("tests_passed"),
         tests_total=reply.get("tests_total"),
         sandbox_error=detail.startswith("sandbox failure"),
+        verifier_error=detail.startswith(TESTS_FAILURE),
     )
 
 

@@ -1,5 +1,8 @@
 """What runs inside the sandbox after isolation: model code and a tiny call server.
 
+A unit serves one request: a whole program, a candidate function (loaded, then called
+on request), or a task's tests (see :mod:`tester`), which are untrusted too.
+
 Nothing here is trusted by the other side. The keeper asks for calls and decodes the
 replies strictly; a reply it did not ask for, or one that is not plain data, is a failure.
 Whatever this process prints, however it exits, it cannot state a verdict.
@@ -17,7 +20,7 @@ import threading
 import traceback
 from typing import Any
 
-from tasks_app.sandbox import isolate, wire
+from tasks_app.sandbox import isolate, tester, wire
 
 CHANNEL_FD = 3
 DETAIL_CAP = 2000
@@ -56,6 +59,9 @@ def serve_request() -> None:
     isolate.tighten(isolate.Limits(timeout=request["timeout"], memory_mb=request["memory_mb"]))
     if request["mode"] == "program":
         run_program(chan, str(request["source"]))
+    if request["mode"] == "tests":
+        tester.serve(chan, str(request["tests"]), str(request["prelude"]), str(request["entry"]))
+        _flush_exit(0)
     serve_function(chan, str(request["source"]), str(request["entry"]))
 
 

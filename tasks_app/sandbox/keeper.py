@@ -1,182 +1,183 @@
 """The trusted side of executions: one keeper per concurrent caller, forked by the service.
 
-It serves its caller's requests one at a time. Each gets a fresh unit, forked and
-isolated before the request exists by the keeper's zygote (a copy of the keeper taken
-before it saw any test data): the code goes to the unit, the trusted part (tests and
-prelude) stays here, so test data is never in memory that a sandboxed process inherited.
-The tests run here, with the entry point bound to a proxy that calls the sandboxed
-function over the channel; every comparison happens here. Between executions the keeper
-puts back what trusted test code could have changed (builtins, imported modules, random).
+It serves its caller's requests one at a time and runs none of their code. Each request
+gets fresh units, forked and isolated before the request exists by the keeper's zygotes
+(copies of the keeper taken before it saw any request): the candidate's code goes to one
+unit, and a function's tests (as untrusted as the candidate, whoever wrote them) go to a
+second unit of their own, in a cgroup of their own. The keeper relays the tests' calls to
+the candidate and the candidate's replies back, passing only exact-typed plain data, and
+decides the verdict from the tests' report and what it saw of the candidate.
 """
 
 from __future__ import annotations
 
-import builtins
 import collections
 import contextlib
 import dataclasses
 import functools
 import os
-import random
-import resource
 import signal
 import socket
-import sys
 import time
-from types import CodeType
+from collections.abc import Sequence
 from typing import Any
 
-from tasks_app.sandbox import cgroups, counting, inmate, isolate, linux, plan, wire
+from tasks_app.sandbox import cgroups, inmate, isolate, linux, tester, wire
 from tasks_app.sandbox.unit import Gone, Unit
 from tasks_app.sandbox.zygote import Zygote
 
-FUNCTION_OUTPUT_LIMIT = 1 << 20  # bytes a function may print before the run is stopped
+FUNCTION_OUTPUT_LIMIT = 1 << 20  # bytes a function or its tests may print before the stop
 DETAIL_CAP = 2000
 EARLY_BATCH_BYTES = 32 * 1024  # a batch this small fits the socket buffer: sent before loading
 MAX_EXECUTIONS = 500  # then the keeper exits and its caller starts another
-GRACE = 1.0  # seconds the trusted side may overrun the deadline before it is killed too
-
-# Exceptions a candidate may "raise" on the trusted side; anything else becomes CandidateError.
-SAFE_EXCEPTIONS = {
-    name: obj
-    for name, obj in vars(builtins).items()
-    if isinstance(obj, type) and issubclass(obj, Exception) and not issubclass(obj, Warning)
-}
+TALLY_GRACE = 0.5  # seconds the tests get to report their tally once the candidate is gone
 
 
-class CandidateError(Exception):
-    """The sandboxed function raised an exception that has no safe builtin counterpart."""
+class TestsBroke(Exception):  # noqa: N818
+    """The tests' unit died, overran or broke the protocol: the tests' fault, not the code's."""
+
+    def __init__(self, status: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+    @classmethod
+    def from_gone(cls, gone: Gone) -> TestsBroke:
+        if gone.status == "timeout":
+            return cls("timeout", "time limit exceeded (in the tests)")
+        return cls("error", f"{tester.TESTS_FAILURE} were stopped: {gone.detail}")
+
+
+@dataclasses.dataclass
+class Pen:
+    """A zygote and the cgroup its units share, one unit at a time."""
+
+    layout: cgroups.Layout
+    name: str
+    dirs: list[str]
+    zygote: Zygote
+
+    @classmethod
+    def open(
+        cls,
+        template: isolate.Jail,
+        layout: cgroups.Layout,
+        name: str,
+        conn: socket.socket,
+        siblings: Sequence[Pen] = (),
+    ) -> Pen:
+        dirs: list[str] = []
+        if template.layers.cgroups:
+            ceiling = isolate.CEILING
+            dirs = cgroups.create_unit(layout, name, ceiling.cgroup_bytes(), ceiling.max_pids)
+        jail = dataclasses.replace(template, limits=isolate.CEILING, cgroup_dirs=dirs)
+        others = [pen.zygote for pen in siblings]
+        zygote = Zygote.start(jail, inmate.serve_request, FUNCTION_OUTPUT_LIMIT, conn, others)
+        return cls(layout, name, dirs, zygote)
+
+    def unit(self) -> Unit:
+        oom_before = cgroups.oom_count(self.layout, self.name) if self.dirs else 0
+        unit = self.zygote.unit(FUNCTION_OUTPUT_LIMIT)
+        unit.oom_check = functools.partial(cgroups.oom_killed, self.layout, self.name, oom_before)
+        return unit
+
+    def limit(self, limits: isolate.Limits) -> None:
+        cgroups.set_memory(self.layout, self.name, limits.cgroup_bytes())
+
+    def recycle(self) -> bool:
+        """Ready the emptied group for the next unit; False if it could not be emptied."""
+        ceiling = isolate.CEILING
+        if not self.dirs:
+            return True
+        return cgroups.recycle(self.layout, self.name, ceiling.cgroup_bytes(), ceiling.max_pids)
 
 
 def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> None:
     """Serve one caller's executions, one at a time, until it hangs up.
 
-    Each execution gets a new unit, forked and isolated by this keeper's zygote while the
-    previous execution was still being answered, so a request only pays for its own code.
-    All of this keeper's units use one cgroup, emptied and reset between them. SIGTERM
-    (the service stopping) ends it the same way as a hang-up: its zygote is closed and
-    reaped, after reaping the units, before the keeper exits.
+    Each execution gets a new candidate unit, forked and isolated by this keeper's zygote
+    while the previous execution was still being answered, so a request only pays for its
+    own code; a function check also takes the tests' unit made ready the same way (one
+    that a program left unused waits for the next check). SIGTERM (the service stopping)
+    ends it the same way as a hang-up: its zygotes are closed and reaped, after reaping
+    the units, before the keeper exits.
     """
     if linux.IS_LINUX:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         linux.set_name("sandbox-keeper")
     signal.signal(signal.SIGTERM, linux.exit_now)
-    name = cgroup_name(os.getpid())
-    dirs: list[str] = []
-    if template.layers.cgroups:
-        ceiling = isolate.CEILING
-        dirs = cgroups.create_unit(layout, name, ceiling.cgroup_bytes(), ceiling.max_pids)
-    jail = dataclasses.replace(template, limits=isolate.CEILING, cgroup_dirs=dirs)
-    zygote = Zygote.start(jail, inmate.serve_request, FUNCTION_OUTPUT_LIMIT, conn)
-    clean = Snapshot()
+    names = cgroup_names(os.getpid())
+    pens: list[Pen] = []
     try:
-        for served in range(1, MAX_EXECUTIONS + 1):
-            oom_before = cgroups.oom_count(layout, name) if dirs else 0
-            unit = zygote.unit(FUNCTION_OUTPUT_LIMIT)
-            unit.oom_check = functools.partial(cgroups.oom_killed, layout, name, oom_before)
-            try:
-                request = wire.recv(conn)
-            except (EOFError, OSError, wire.WireError):
-                unit.kill()
-                return
-            reply = _serve(conn, unit, request, layout, name)
-            # The verdict is final: stop the unit and answer; its dying is off the clock.
-            unit.stop()
-            reply["last"] = served == MAX_EXECUTIONS
-            with contextlib.suppress(OSError):
-                wire.send(conn, reply)
-            unit.kill()
-            clean.restore()
-            ceiling = isolate.CEILING
-            if dirs and not cgroups.recycle(layout, name, ceiling.cgroup_bytes(), ceiling.max_pids):
-                return  # the group could not be emptied: no later unit may use it
+        for name in names:
+            pens.append(Pen.open(template, layout, name, conn, pens))
+        _serve_all(conn, *pens)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # leaving already: let the reaping finish
-        zygote.close()
+        for pen in reversed(pens):
+            pen.zygote.close()
 
 
-def cgroup_name(keeper_pid: int) -> str:
-    return f"keeper-{keeper_pid}"
+def _serve_all(conn: socket.socket, candidates: Pen, checks: Pen) -> None:
+    tests: Unit | None = None
+    for served in range(1, MAX_EXECUTIONS + 1):
+        unit = candidates.unit()
+        tests = tests or checks.unit()
+        try:
+            request = wire.recv(conn)
+            checked = request.get("mode") == "function"
+            # The tests follow a function's request at once; read before anything can fail.
+            part = wire.recv(conn) if checked else {}
+        except (EOFError, OSError, wire.WireError):
+            unit.kill()
+            tests.kill()
+            return
+        job = (unit, tests if checked else None)
+        reply = _serve(job, request, part, candidates, checks)
+        reply["last"] = served == MAX_EXECUTIONS
+        with contextlib.suppress(OSError):
+            wire.send(conn, reply)
+        unit.kill()
+        if checked:
+            tests.kill()
+            tests = None
+            if not checks.recycle():
+                return  # the group could not be emptied: no later unit may use it
+        if not candidates.recycle():
+            return
 
 
-class Compiled:
-    """Compiled prelude and tests, by their exact text: a task's samples share them.
-
-    Code objects are immutable and depend on nothing but the text, so keeping them
-    carries nothing from one execution to the next; each still runs in a fresh namespace.
-    """
-
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self.preludes: collections.OrderedDict[str, CodeType] = collections.OrderedDict()
-        self.checks: collections.OrderedDict[str, tuple[CodeType, int, dict[int, plan.Plan]]]
-        self.checks = collections.OrderedDict()
-
-    def prelude(self, source: str) -> CodeType:
-        code = self.preludes.get(source)
-        if code is None:
-            code = self._keep(self.preludes, source, compile(source, "<prelude>", "exec"))
-        return code
-
-    def tests(self, source: str) -> tuple[CodeType, int, dict[int, plan.Plan]]:
-        """The tests' code with counted asserts, how many there are, and the call plans."""
-        entry = self.checks.get(source)
-        if entry is None:
-            tally = counting.Tally()
-            plans: dict[int, plan.Plan] = {}
-            code = counting.compile_tests(source, tally, plans=plans)
-            entry = self._keep(self.checks, source, (code, tally.total, plans))
-        return entry
-
-    def _keep(self, cache: collections.OrderedDict[str, Any], key: str, value: Any) -> Any:
-        cache[key] = value
-        if len(cache) > self.size:
-            cache.popitem(last=False)
-        return value
-
-
-COMPILED = Compiled()
-
-
-class Snapshot:
-    """What trusted test code could change that a later execution would see."""
-
-    def __init__(self) -> None:
-        self.builtins = dict(vars(builtins))
-        self.modules = set(sys.modules)
-
-    def restore(self) -> None:
-        namespace = vars(builtins)
-        namespace.clear()
-        namespace.update(self.builtins)
-        for module in set(sys.modules) - self.modules:
-            del sys.modules[module]
-        random.seed()
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+def cgroup_names(keeper_pid: int) -> tuple[str, str]:
+    """The groups of a keeper's candidate units and of its tests' units."""
+    return f"keeper-{keeper_pid}", f"keeper-{keeper_pid}-tests"
 
 
 def _serve(
-    conn: socket.socket,
-    unit: Unit,
+    units: tuple[Unit, Unit | None],
     request: dict[str, Any],
-    layout: cgroups.Layout,
-    unit_name: str,
+    part: dict[str, Any],
+    candidates: Pen,
+    checks: Pen,
 ) -> dict[str, Any]:
+    unit, tests = units
     limits = _limits(request)
-    _arm_backstops(limits.timeout)
     unit.deadline = time.monotonic() + limits.timeout
     try:
-        cgroups.set_memory(layout, unit_name, limits.cgroup_bytes())
+        candidates.limit(limits)
         job = {k: request.get(k) for k in ("mode", "source", "entry")}
         unit.send({**job, "timeout": limits.timeout, "memory_mb": limits.memory_mb})
-        if request.get("mode") == "program":
+        if tests is None:
             return _run_program(unit, request)
-        return _check_function(conn, unit, request)
+        tests.deadline = unit.deadline
+        checks.limit(limits)
+        return _check_function(unit, tests, request, part, limits)
     except Gone as gone:
         return {"status": gone.status, "detail": gone.detail}
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        # The verdict is final: stop the units and answer; their dying is off the clock.
         unit.stop()
+        if tests is not None:
+            tests.stop()
 
 
 def _limits(request: dict[str, Any]) -> isolate.Limits:
@@ -184,19 +185,6 @@ def _limits(request: dict[str, Any]) -> isolate.Limits:
         timeout=max(float(request.get("timeout", 5.0)), 0.01),
         memory_mb=max(int(request.get("memory_mb", 256)), 16),
     )
-
-
-def _arm_backstops(timeout: float) -> None:
-    # A Python-level deadline interrupts trusted test code that loops in Python; the CPU
-    # limit kills this process outright if it spins in C, and the unit dies with it.
-    def expire(signum: int, frame: Any) -> None:
-        raise Gone("timeout", "time limit exceeded")
-
-    signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, timeout + 0.05)
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = int(used.ru_utime + used.ru_stime + timeout + GRACE) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 
 
 def _run_program(unit: Unit, request: dict[str, Any]) -> dict[str, Any]:
@@ -239,152 +227,183 @@ def _exit_code(status: int | None) -> int | None:
     return os.waitstatus_to_exitcode(status)
 
 
-def _check_function(conn: socket.socket, unit: Unit, request: dict[str, Any]) -> dict[str, Any]:
+
+
+def _check_function(
+    unit: Unit,
+    tests: Unit,
+    request: dict[str, Any],
+    part: dict[str, Any],
+    limits: isolate.Limits,
+) -> dict[str, Any]:
     unit.close_stdin()
-    trusted = wire.recv(conn)  # the unit was forked before this request even existed
-    tests, prelude = str(trusted.get("tests", "")), str(trusted.get("prelude", ""))
-    return Judge(unit, str(request["entry"])).run(tests, prelude)
+    tests.close_stdin()
+    job = {
+        "mode": "tests",
+        "tests": str(part.get("tests", "")),
+        "prelude": str(part.get("prelude", "")),
+        "entry": str(request["entry"]),
+        "timeout": limits.timeout,
+        "memory_mb": limits.memory_mb,
+    }
+    relay = Relay(unit, tests)
+    try:
+        tests.send(job)
+        return relay.run()
+    except TestsBroke as broke:
+        return relay.result(broke.status, broke.detail)
 
 
-class Candidate:
-    """Stands in for the sandboxed function: plain data out, plain data back.
+class Relay:
+    """Carries the tests' calls to the candidate and its replies back; judges the report.
 
-    Calls known in advance (see :mod:`plan`) were sent to the unit in one message; their
-    replies are already on their way, so such a call only checks that it is the one
+    Calls known in advance (see :mod:`plan`) were sent to the candidate in one message;
+    their replies are already on their way, so such a call only checks that it is the one
     planned next and takes the next reply.
     """
 
-    def __init__(self, unit: Unit, name: str) -> None:
+    def __init__(self, unit: Unit, tests: Unit) -> None:
         self.unit = unit
-        self.__name__ = name
+        self.tests = tests
         self.calls = 0
         self.planned: collections.deque[dict[str, Any]] = collections.deque()
+        self.tally: dict[str, Any] | None = None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            request = {"args": wire.encode(args), "kwargs": wire.encode(kwargs)}
-        except (wire.WireError, ValueError) as exc:
-            raise TypeError(f"cannot pass to the sandbox: {exc}") from None
+    def run(self) -> dict[str, Any]:
+        # The tests load in their unit while the candidate loads in its own.
+        ready = self._from_tests()
+        batch = self._plan(ready)
+        small = batch is not None and len(wire.dumps(batch)) <= EARLY_BATCH_BYTES
+        if small:
+            self.unit.post(batch)  # read by the unit once loaded; if it died, it says why next
+        loaded = self.unit.wait_frame()
+        if "load_error" in loaded:  # the candidate's load error wins over the tests'
+            name, message = (str(part)[:DETAIL_CAP] for part in loaded["load_error"][:2])
+            status = "memory_limit" if name == "MemoryError" else "error"
+            return {"status": status, "detail": f"solution failed to load: {name}: {message}"}
+        if loaded != {"loaded": True}:
+            raise Gone("failed", "the sandbox broke the protocol")
+        if "load_error" in ready:
+            return self.result("error", str(ready["load_error"]))
+        if batch is not None and not small:
+            self.unit.send(batch)
+        return self._relay()
+
+    def _plan(self, ready: dict[str, Any]) -> dict[str, Any] | None:
+        if "load_error" in ready:
+            return None
+        plan = ready.get("plan")
+        if set(ready) != {"ready", "plan"} or not (plan is None or type(plan) is list):
+            raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
+        if not plan:
+            return None
+        self.planned.extend(_request(call) for call in plan)
+        return {"batch": list(self.planned)}
+
+    def _relay(self) -> dict[str, Any]:
+        while True:
+            frame = self._from_tests()
+            if "done" in frame:
+                self.tally = _report(frame["done"])
+                return self._verdict()
+            if "call" not in frame:
+                raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
+            try:
+                reply = self._call(_request(frame["call"]))
+            except Gone as gone:
+                return self._after(gone)
+            self._to_tests({"reply": reply})
+
+    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.planned:
             if request != self.planned.popleft():
-                raise Gone("error", "sandbox failure: the tests left their call plan")
+                raise TestsBroke("error", f"{tester.TESTS_FAILURE} left their call plan")
         else:
             self.unit.send(request)
-        reply = self.unit.wait_frame()
+        reply = _checked(self.unit.wait_frame())
         self.calls += 1
-        return _unpack(reply)
+        return reply
 
-    def plan(self, calls: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> dict[str, Any] | None:
-        """The batch message for ``calls``; None if one of them cannot cross the wire."""
-        requests = []
-        for args, kwargs in calls:
-            try:
-                requests.append({"args": wire.encode(args), "kwargs": wire.encode(kwargs)})
-            except (wire.WireError, ValueError):
-                break  # the real call will raise TypeError here; plan only up to it
-        self.planned.extend(requests)
-        return {"batch": requests} if requests else None
+    def _after(self, gone: Gone) -> dict[str, Any]:
+        """The candidate's execution ended mid-call: its status, with the tests' tally so far."""
+        self.tests.deadline = time.monotonic() + TALLY_GRACE
+        with contextlib.suppress(Gone, TestsBroke):
+            self._to_tests({"gone": True})
+            while (frame := self._from_tests()) and "done" not in frame:
+                self._to_tests({"gone": True})  # the tests swallowed it and called again
+            self.tally = _report(frame["done"])
+        return self.result(gone.status, gone.detail)
 
+    def _verdict(self) -> dict[str, Any]:
+        tally = self.tally or {}
+        if tally.get("raised") is not None:
+            return self.result("failed", tally["raised"])
+        if self.planned:
+            return self.result("error", f"{tester.TESTS_FAILURE} skipped planned calls")
+        if tally.get("failure") is not None:
+            return self.result("failed", tally["failure"])
+        if self.calls == 0:
+            return self.result("error", f"{tester.TESTS_FAILURE} never called the candidate")
+        return self.result("passed", "")
 
-def _unpack(reply: dict[str, Any]) -> Any:
-    if "value" in reply:
+    def result(self, status: str, detail: str) -> dict[str, Any]:
+        total = self.tally["total"] if self.tally else 0
+        counted = total > 0
+        return {
+            "status": status,
+            "detail": detail[:DETAIL_CAP],
+            "tests_passed": self.tally["passes"] if self.tally and counted else None,
+            "tests_total": total if counted else None,
+            "calls": self.calls,
+        }
+
+    def _from_tests(self) -> dict[str, Any]:
         try:
-            return wire.decode(reply["value"])
+            return self.tests.wait_frame()
+        except Gone as gone:
+            raise TestsBroke.from_gone(gone) from None
+
+    def _to_tests(self, message: dict[str, Any]) -> None:
+        try:
+            self.tests.send(message)
+        except Gone as gone:
+            raise TestsBroke.from_gone(gone) from None
+
+
+def _request(call: Any) -> dict[str, Any]:
+    """A call as the tests sent it: exactly args and kwargs, still encoded."""
+    if type(call) is not dict or set(call) != {"args", "kwargs"}:
+        raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
+    return call
+
+
+def _checked(reply: dict[str, Any]) -> dict[str, Any]:
+    """The candidate's reply, passed on only if it is a plain value or a plain exception."""
+    if set(reply) == {"value"}:
+        try:
+            wire.decode(reply["value"])
         except wire.WireError as exc:
             raise Gone("failed", f"the candidate returned malformed data: {exc}") from None
-    if "raised" in reply:
+        return reply
+    if set(reply) == {"raised"} and type(reply["raised"]) is list and len(reply["raised"]) >= 2:
         name, message = (str(part)[:DETAIL_CAP] for part in reply["raised"][:2])
         if name == "MemoryError":
             raise Gone("memory_limit", "the candidate ran out of memory")
-        raise SAFE_EXCEPTIONS.get(name, CandidateError)(f"candidate raised {name}: {message}")
+        return {"raised": [name, message]}
     if "unsupported" in reply:
         detail = str(reply["unsupported"])[:DETAIL_CAP]
         raise Gone("failed", f"the candidate returned a value that is not plain data: {detail}")
     raise Gone("failed", "the sandbox broke the protocol")
 
 
-class Judge:
-    """Runs the trusted tests against the candidate proxy and decides the verdict."""
-
-    def __init__(self, unit: Unit, entry: str) -> None:
-        self.unit = unit
-        self.entry = entry
-        self.tally = counting.Tally()
-        self.candidate = Candidate(unit, entry)
-        self.plans: dict[int, plan.Plan] = {}
-        self.namespace: dict[str, Any] = {}
-
-    def run(self, tests: str, prelude: str) -> dict[str, Any]:
-        # Compiled while the unit loads the solution; a load error still wins.
-        batch = None
-        try:
-            check = self._load_tests(tests, prelude)
-        except Gone as gone:
-            broken: Gone | None = gone
-        else:
-            broken = None
-            batch = self._batch(check)
-        small = batch is not None and len(wire.dumps(batch)) <= EARLY_BATCH_BYTES
-        if small:
-            self.unit.post(batch)  # read by the unit once loaded; if it died, it says why next
-        loaded = self.unit.wait_frame()
-        if "load_error" in loaded:
-            name, message = (str(part)[:DETAIL_CAP] for part in loaded["load_error"][:2])
-            status = "memory_limit" if name == "MemoryError" else "error"
-            return {"status": status, "detail": f"solution failed to load: {name}: {message}"}
-        if loaded != {"loaded": True}:
-            raise Gone("failed", "the sandbox broke the protocol")
-        if broken is not None:
-            raise broken
-        if batch is not None and not small:
-            self.unit.send(batch)
-        try:
-            check(self.candidate)
-        except Exception as exc:
-            return self._result("failed", counting.describe(exc))
-        except Gone as gone:
-            return self._result(gone.status, gone.detail)
-        if self.candidate.planned:
-            return self._result("error", "sandbox failure: the tests skipped planned calls")
-        return self._verdict()
-
-    def _batch(self, check: Any) -> dict[str, Any] | None:
-        code = getattr(check, "__code__", None)
-        if code is None:
-            return None
-        found = self.plans.get(code.co_firstlineno)
-        if found is None or code.co_name != "check" or not found.usable(self.namespace):
-            return None
-        return self.candidate.plan(found.calls)
-
-    def _load_tests(self, tests: str, prelude: str) -> Any:
-        namespace: dict[str, Any] = {"__name__": "__tests__"}
-        self.namespace = namespace
-        try:
-            exec(COMPILED.prelude(prelude), namespace)
-            namespace[self.entry] = self.candidate  # trusted helpers that call it by name
-            namespace[counting.TALLY_NAME] = self.tally
-            code, self.tally.total, self.plans = COMPILED.tests(tests)
-            exec(code, namespace)
-        except Exception as exc:
-            raise Gone("error", f"sandbox failure: the tests failed to load: {exc}") from None
-        if not callable(namespace.get("check")):
-            raise Gone("error", "sandbox failure: the tests define no check(candidate)")
-        return namespace["check"]
-
-    def _verdict(self) -> dict[str, Any]:
-        if self.tally.failures:
-            return self._result("failed", self.tally.failures[0])
-        if self.candidate.calls == 0:
-            return self._result("error", "sandbox failure: the tests never called the candidate")
-        return self._result("passed", "")
-
-    def _result(self, status: str, detail: str) -> dict[str, Any]:
-        counted = self.tally.total > 0
-        return {
-            "status": status,
-            "detail": detail[:DETAIL_CAP],
-            "tests_passed": self.tally.passes if counted else None,
-            "tests_total": self.tally.total if counted else None,
-            "calls": self.candidate.calls,
-        }
+def _report(done: Any) -> dict[str, Any]:
+    """The tests' account of themselves, checked for shape (its content is theirs to state)."""
+    if type(done) is not dict:
+        raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
+    passes, total = done.get("passes"), done.get("total")
+    failure, raised = done.get("failure"), done.get("raised")
+    counts_ok = type(passes) is int and type(total) is int and 0 <= passes <= total
+    texts_ok = all(v is None or type(v) is str for v in (failure, raised))
+    if not (counts_ok and texts_ok):
+        raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
+    return {"passes": passes, "total": total, "failure": failure, "raised": raised}

@@ -147,8 +147,8 @@ class Service:
         for pid, _ in linux.reaped():
             if pid in self.keepers:
                 self.keepers.discard(pid)
-                if self.layout.dirs:
-                    cgroups.destroy_unit(cgroups.unit_dirs(self.layout, keeper.cgroup_name(pid)))
+                for name in keeper.cgroup_names(pid) if self.layout.dirs else ():
+                    cgroups.destroy_unit(cgroups.unit_dirs(self.layout, name))
 
     def shutdown(self) -> None:
         self.stop_keepers()

@@ -17,7 +17,7 @@ import select
 import signal
 import socket
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from tasks_app.sandbox import isolate, linux
 from tasks_app.sandbox.unit import Unit
@@ -38,15 +38,27 @@ class Zygote:
 
     @classmethod
     def start(
-        cls, jail: isolate.Jail, body: Callable[[], None], output_limit: int, conn: socket.socket
+        cls,
+        jail: isolate.Jail,
+        body: Callable[[], None],
+        output_limit: int,
+        conn: socket.socket,
+        siblings: Sequence[Zygote] = (),
     ) -> Zygote:
-        """Fork the zygote; ``conn`` (the keeper's caller) is closed in it."""
+        """Fork the zygote; ``conn`` (the keeper's caller) is closed in it.
+
+        So are the keeper's ends of ``siblings`` (zygotes the keeper started before):
+        a copy held here would keep a sibling from seeing its keeper close it.
+        """
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         exits_ours, exits_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
                 conn.close()
+                for sibling in siblings:
+                    sibling.ctl.close()
+                    sibling.exits.close()
                 ours.close()
                 exits_ours.close()
                 _serve(theirs, exits_theirs, jail, body, output_limit)

@@ -77,6 +77,8 @@ class UnitTests(Layer):
         error_type = STATUS_ERRORS.get(result.status, ErrorType.SANDBOX_ERROR)
         if result.detail.startswith(_SANDBOX_FAILURE):  # the sandbox broke, not the code
             error_type = ErrorType.SANDBOX_ERROR
+        if result.verifier_error:  # the tests broke, not the code
+            error_type = ErrorType.VERIFIER_ERROR
         score = passed / total if passed is not None and total else float(result.status == "passed")
         if error_type is ErrorType.NONE:
             return self.ok(1.0, result.detail, **info)

@@ -448,3 +448,32 @@ def test_it_says_in_the_catalogue_what_a_forbidden_layer_checks(api):
     assert "whole response by default" in forbidden["description"]
     assert forbidden["params_schema"]["properties"]["scope"]["default"] == "response"
     assert forbidden["params_schema"]["properties"]["target"]["deprecated"] is True
+
+
+def test_it_runs_playground_tests_inside_the_sandbox_not_in_the_web_process(api, settings):
+    # The reported attack: tests sent to the playground read the platform's secret key and
+    # reported the process's uid and a database connection in the assertion message.
+    secret = settings.VAR_DIR / "secret_key"
+    if not secret.exists():
+        secret.write_text("platform-secret-key-for-this-test")
+    probe = (
+        "import os\n"
+        "def check(candidate):\n"
+        "    candidate(1)\n"
+        "    found = [os.getuid(), sorted(os.environ)]\n"
+        "    try:\n"
+        f"        found.append(open({str(secret)!r}).read()[:12])\n"
+        "    except OSError as exc:\n"
+        "        found.append(type(exc).__name__)\n"
+        "    assert False, repr(found)\n"
+    )
+    body = {
+        "spec": {"extract": "python_block", "layers": [{"kind": "unit_tests"}]},
+        "expected": {"entry_point": "inc", "tests": probe},
+        "response": "```python\ndef inc(x):\n    return x + 1\n```",
+    }
+    verdict = api.post("/api/v1/verifiers/playground/", body, format="json").json()
+    text = str(verdict)
+    assert verdict["passed"] is False
+    assert "[65534, [], 'FileNotFoundError']" in text, text  # nobody, no environment, no file
+    assert secret.read_text()[:12] not in text

@@ -11,20 +11,23 @@ import pytest
 from tasks_app.sandbox import isolate
 from tasks_app.sandbox.client import client
 
+UNITS_PER_IDLE_KEEPER = 2  # the next candidate's unit and the next tests' unit
+
 
 def sandboxed_pids() -> list[int]:
     """Processes running as the sandbox's unprivileged uid, except the units kept ready.
 
-    Each idle keeper holds one pre-forked unit, asleep with a single thread, waiting for
-    its request; anything an execution left behind would be running, or have more
-    threads, or exceed one per idle keeper, or be a zombie nobody reaped.
+    Each idle keeper holds two pre-forked units (a candidate's and a tests' one), asleep
+    with a single thread, waiting for their request; anything an execution left behind
+    would be running, or have more threads, or exceed two per idle keeper, or be a
+    zombie nobody reaped.
     Units of another process's live sandbox service (a concurrent test run on the same
     host) are not ours; an orphan that no live service holds counts wherever it came from.
     """
     pids = [p for p in _uid_pids() if not _held_by_other_service(p)]
     found = [p for p in pids if not _idle(p)]
     idle = [p for p in pids if _idle(p)]
-    return found + (idle if len(idle) > client().idle_keepers() else [])
+    return found + (idle if len(idle) > UNITS_PER_IDLE_KEEPER * client().idle_keepers() else [])
 
 
 def _held_by_other_service(pid: int) -> bool:
