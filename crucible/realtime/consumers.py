@@ -1,5 +1,6 @@
 """Websocket consumers: transport only. Access is checked on connect and again whenever the
-user's memberships or tokens change (or the socket's token expires); events are forwarded.
+user's memberships, tokens or sessions change (or the socket's token expires); events are
+forwarded.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import timezone
 
-from crucible.accounts.services import live_team_ids
+from crucible.accounts.services import live_team_ids, session_user
 
 from .groups import team_group, user_group
 
@@ -73,10 +74,14 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.send(self.channel_name, ACCESS_CHANGED)
 
     async def access_changed(self, message: dict[str, Any]) -> None:
-        """Handler for ``access.changed``: keep only the groups the socket may still see."""
+        """Handler for ``access.changed``: close once the user or token lost all access, or
+        the session was signed out; else keep only the groups the socket may still see."""
         groups = await self.groups_for(self.scope["user"])
         if groups is None:
             await self.shut(CLOSE_FORBIDDEN)
+            return
+        if not await self.still_signed_in():
+            await self.shut(CLOSE_UNAUTHENTICATED)
             return
         lost = [g for g in self.groups_joined if g not in groups]
         gained = [g for g in groups if g not in self.groups_joined]
@@ -85,6 +90,16 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
         if lost or gained:
             # "teams.*" lets the page refresh its list of teams.
             await self.send_json({"type": "teams.changed", "groups": groups})
+
+    async def still_signed_in(self) -> bool:
+        """A socket opened with the session cookie lasts as long as that session: logging
+        out, or changing the password (which ends every other session), closes it. A
+        token's socket is judged by its token, in ``groups_for``."""
+        if self.scope.get("token") is not None:
+            return True
+        session = self.scope.get("session")
+        user = await database_sync_to_async(session_user)(getattr(session, "session_key", None))
+        return user is not None and user.pk == self.scope["user"].pk
 
     async def shut(self, code: int) -> None:
         # Leave first: nothing more reaches a socket that has lost its access.

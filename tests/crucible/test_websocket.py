@@ -222,3 +222,54 @@ async def test_it_closes_every_socket_of_a_deactivated_user(owner, team):
     await database_sync_to_async(owner.save)()
     for socket in sockets:
         assert await close_code(socket) == 4403
+
+
+@database_sync_to_async
+def signed_in_browser(user):  # type: ignore[no-untyped-def]
+    """A browser signed in through the login endpoint, and its session cookie."""
+    from django.test import Client
+
+    browser = Client()
+    answer = browser.post(
+        "/api/v1/auth/login/",
+        {"username": user.username, "password": "correct horse battery"},
+        content_type="application/json",
+    )
+    assert answer.status_code == 200
+    return browser, (b"cookie", f"sessionid={browser.cookies['sessionid'].value}".encode())
+
+
+async def connect_with(cookie: tuple[bytes, bytes]) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(application, "/ws/events/", headers=[*ORIGIN, cookie])
+    assert (await communicator.connect(timeout=5))[0]
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "hello"
+    return communicator
+
+
+async def test_it_closes_a_sessions_sockets_when_it_logs_out(owner, team):
+    browser, cookie = await signed_in_browser(owner)
+    logged_out, elsewhere = await connect_with(cookie), await connect_as(owner)
+    answer = await database_sync_to_async(browser.post)("/api/v1/auth/logout/")
+    assert answer.status_code == 204
+    assert await close_code(logged_out) == 4401
+    # The user's other session is still signed in and keeps its events.
+    await database_sync_to_async(publish_to_team)(team.id, {"type": "run.metrics", "step": 6})
+    assert await receive_until(elsewhere, "run.metrics") == {"type": "run.metrics", "step": 6}
+    await elsewhere.disconnect()
+
+
+async def test_it_closes_every_session_socket_when_the_password_changes(owner, team):
+    secret = await issue_token(owner, team)
+    _, cookie = await signed_in_browser(owner)
+    by_session, by_token = await connect_with(cookie), await connect_as(secret=secret)
+
+    def change_password() -> None:
+        owner.set_password("a brand new passphrase")
+        owner.save()
+
+    await database_sync_to_async(change_password)()
+    assert await close_code(by_session) == 4401
+    # A token is not a session: it lives until it is revoked or expires.
+    await database_sync_to_async(publish_to_team)(team.id, {"type": "run.metrics", "step": 7})
+    assert await receive_until(by_token, "run.metrics") == {"type": "run.metrics", "step": 7}
+    await by_token.disconnect()
