@@ -42,7 +42,7 @@ class Migration(migrations.Migration):
             name="judged_against",
             field=models.CharField(
                 blank=True,
-                choices=[("", "nothing"), ("pool", "a pool task"), ("caller", "the caller's answer")],
+                choices=[("", "Nothing"), ("pool", "Pool"), ("caller", "Caller")],
                 default="",
                 max_length=10,
             ),

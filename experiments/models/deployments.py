@@ -198,11 +198,11 @@ class RequestStatus(models.TextChoices):
 class JudgedAgainst(models.TextChoices):
     """What a request's verdict was judged against, which decides whether a canary counts it."""
 
-    NOTHING = "", "nothing"
-    POOL = "pool", "a pool task"
+    NOTHING = ""
+    POOL = "pool"
     """A task of the team's pool (its reference looked up by the platform), judged by the
     verifier the served model was trained with: the only verdicts a canary weighs."""
-    CALLER = "caller", "the caller's answer"
+    CALLER = "caller"
     """An expected answer or verifier version the caller named: logged for them to read,
     never counted by a canary."""
 

@@ -20,9 +20,9 @@ caller to read in the log, but a canary never counts it: whoever can send reques
 be able to decide a release.
 
 The replica logs and verifies each answer it gives, from what this module routed and
-signed; what never reached a replica (worker gone, timed out, refused) is logged here. A full queue is a 503 with ``Retry-After``; a
-deployment with no replica serving is a 503 saying why; a lost candidate pauses its canary
-and production answers instead.
+signed; what never reached a replica (worker gone, timed out, refused) is logged here. A
+full queue is a 503 with ``Retry-After``; a deployment with no replica serving is a 503
+saying why; a lost candidate pauses its canary and production answers instead.
 """
 
 from __future__ import annotations
