@@ -65,6 +65,17 @@ def check_role(request, team: Team, needed: str) -> None:  # type: ignore[no-unt
         raise exceptions.PermissionDenied(f"This needs the {needed} role in team '{team.slug}'.")
 
 
+class TeamMemberPermission(permissions.IsAuthenticated):
+    """Signed in and a member of some team (a team-bound token: of its team). For what
+    belongs to the platform rather than to a team (workers, their models, cost rates, the
+    sandbox): someone who works in no team has no use for it and is not shown it."""
+
+    message = "This needs membership of a team."
+
+    def has_permission(self, request, view) -> bool:  # type: ignore[no-untyped-def]
+        return super().has_permission(request, view) and visible_teams(request).exists()
+
+
 class TeamRolePermission(permissions.IsAuthenticated):
     """Signed-in callers only; object-level: safe methods for any member, writes for the
     view's ``write_role``."""

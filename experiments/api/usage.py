@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from crucible.accounts.models import Team
-from crucible.api.scoping import visible_teams
+from crucible.api.scoping import TeamMemberPermission, visible_teams
 
 from ..services import usage
 
@@ -129,7 +129,7 @@ class TeamUsageView(APIView):
 
 
 class CostRatesView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [TeamMemberPermission]
 
     @extend_schema(responses=RateSerializer(many=True), description="Each queue's cost rate.")
     def get(self, request: Request) -> Response:

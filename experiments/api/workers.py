@@ -1,4 +1,4 @@
-"""Workers and the models they can load: read-only, for any signed-in user.
+"""Workers and the models they can load: read-only, for members of any team.
 
 Paths are shown relative to the workers' models folder; nothing about a worker's machine is
 shown beyond its Celery node name, queues and devices.
@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from crucible.api.scoping import TeamMemberPermission
 from experiments.models import Worker
 from experiments.services import workers
 
@@ -95,6 +96,7 @@ class WorkerViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """Every worker that has reported, running or not, newest heartbeat first."""
 
     serializer_class = WorkerSerializer
+    permission_classes = [TeamMemberPermission]
     pagination_class = None
     queryset = Worker.objects.order_by("-heartbeat_at", "name")
 
@@ -107,6 +109,8 @@ class QuerySerializer(serializers.Serializer):
 
 
 class AvailableModelsView(APIView):
+    permission_classes = [TeamMemberPermission]
+
     @extend_schema(
         parameters=[
             OpenApiParameter(

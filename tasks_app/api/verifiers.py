@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from crucible.accounts.models import Team
-from crucible.api.scoping import visible_teams
+from crucible.api.scoping import TeamMemberPermission, visible_teams
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
 from tasks_app import verifiers as pure
 from tasks_app.families.registry import UnknownKind
@@ -274,6 +274,8 @@ class LayerKindsView(APIView):
 
 
 class SandboxView(APIView):
+    permission_classes = [TeamMemberPermission]
+
     @extend_schema(responses=reports.SandboxStatusSerializer)
     def get(self, request: Request) -> Response:
         from tasks_app import sandbox

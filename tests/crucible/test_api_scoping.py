@@ -38,3 +38,31 @@ def test_it_refuses_to_scope_a_queryset_for_an_anonymous_caller():
     request = Request(APIRequestFactory().get("/api/v1/families/"))
     with pytest.raises(exceptions.NotAuthenticated):
         visible_teams(request)
+
+
+PLATFORM_READS = ["/api/v1/workers/", "/api/v1/models/", "/api/v1/usage/rates/", "/api/v1/sandbox/"]
+
+
+@pytest.mark.parametrize("path", PLATFORM_READS)
+def test_it_keeps_the_platforms_workers_models_rates_and_sandbox_from_users_in_no_team(
+    client_for, make_user, path
+):
+    loner = make_user("loner")  # signed up, in no team
+    response = client_for(loner).get(path)
+    assert response.status_code == 403
+    (error,) = response.json()["errors"]
+    assert (error["code"], error["message"]) == (
+        "permission_denied", "This needs membership of a team."
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("path", PLATFORM_READS)
+def test_it_shows_them_to_team_members_and_their_team_tokens(client_for, teammate, team, path):
+    from crucible.accounts.services import create_token
+
+    assert client_for(teammate).get(path).status_code == 200
+    scripted = APIClient()
+    scripted.credentials(HTTP_AUTHORIZATION=f"Bearer {create_token(teammate, 'ci', team=team).secret}")
+    assert scripted.get(path).status_code == 200
+    team.memberships.filter(user=teammate).delete()  # the token's one team is gone
+    assert scripted.get(path).status_code == 403

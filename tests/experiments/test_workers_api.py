@@ -1,4 +1,4 @@
-"""GET /api/v1/workers/ and /api/v1/models/: what workers report, for any signed-in user."""
+"""GET /api/v1/workers/ and /api/v1/models/: what workers report, for a member of any team."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def workers_seen(settings):
     )
 
 
-def test_it_lists_workers_with_what_they_report_to_any_signed_in_user(
+def test_it_lists_workers_with_what_they_report_to_a_member_of_any_team(
     client_for, outsider, workers_seen
 ):
     response = client_for(outsider).get("/api/v1/workers/")
@@ -65,20 +65,20 @@ def test_it_lists_workers_with_what_they_report_to_any_signed_in_user(
     assert "pid" not in body[0]
 
 
-def test_it_offers_the_models_of_running_workers(api, workers_seen):
+def test_it_offers_the_models_of_running_workers(api, team, workers_seen):
     body = api.get("/api/v1/models/").json()
     assert [m["name"] for m in body["models"]] == [TINY_MODEL, "org/qwen"]
     assert body["models"][1] == {**entry("org/qwen"), "workers": ["celery@gpu-1"]}
     assert body["workers"] == 1 and body["detail"] == ""
 
 
-def test_it_says_no_worker_is_running_when_none_is(api):
+def test_it_says_no_worker_is_running_when_none_is(api, team):
     body = api.get("/api/v1/models/", {"queue": "cpu"}).json()
     assert body["models"] == [] and body["workers"] == 0
     assert body["detail"].startswith("No worker is running on the cpu queue")
 
 
-def test_it_refuses_an_unknown_queue_naming_the_parameter(api):
+def test_it_refuses_an_unknown_queue_naming_the_parameter(api, team):
     response = api.get("/api/v1/models/", {"queue": "tpu"})
     assert response.status_code == 400
     assert response.json()["errors"][0]["field"] == "queue"
@@ -90,7 +90,7 @@ def test_it_asks_anonymous_callers_to_sign_in(client_for):
         assert response.status_code == 401 and "errors" in response.json()
 
 
-def test_it_lists_a_worker_that_has_not_reported_its_devices_yet(api):
+def test_it_lists_a_worker_that_has_not_reported_its_devices_yet(api, team):
     Worker.objects.create(name="celery@new", queues=["gpu"])
     response = api.get("/api/v1/workers/")
     assert response.status_code == 200

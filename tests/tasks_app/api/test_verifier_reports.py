@@ -50,7 +50,7 @@ def test_it_answers_a_playground_verdict_as_documented(api, team, openapi):
     assert answer.json()["error_type"] == "wrong_answer"
 
 
-def test_it_answers_the_builders_catalogue_and_the_sandbox_status_as_documented(api, openapi):
+def test_it_answers_the_builders_catalogue_and_the_sandbox_status_as_documented(api, team, openapi):
     for path in ("/api/v1/verifier-kinds/", "/api/v1/sandbox/"):
         jsonschema.validate(api.get(path).json(), documented(openapi, path, "get"))
 

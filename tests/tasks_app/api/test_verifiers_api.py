@@ -142,7 +142,7 @@ def test_it_lets_viewers_read_but_not_write(api, client_for, team, teammate):
     assert create(viewer, spec=NUMERIC).status_code == 403
 
 
-def test_it_reports_the_sandboxs_active_isolation_layers(api):
+def test_it_reports_the_sandboxs_active_isolation_layers(api, team):
     caps = api.get("/api/v1/sandbox/").json()
     assert set(caps["namespaces"]) >= {"pid", "mount", "network"}
     assert "warnings" in caps and isinstance(caps["prefork"], bool)
