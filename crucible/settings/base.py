@@ -175,8 +175,9 @@ REST_FRAMEWORK = {
     # X-Forwarded-For is resolved once, by ClientAddressMiddleware: DRF reads REMOTE_ADDR.
     "NUM_PROXIES": 0,
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        # DRF's own, counting in this process while the shared cache is down.
+        "crucible.accounts.throttling.AnonRateThrottle",
+        "crucible.accounts.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("THROTTLE_ANON", "60/min"),

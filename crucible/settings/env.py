@@ -11,6 +11,8 @@ from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
+from crucible.redis_pool import resilience_options
+
 
 class ConfigError(RuntimeError):
     """A configuration value is missing or malformed."""
@@ -117,7 +119,14 @@ def redis_channel_layer(url: str) -> dict:
     return {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
-            "hosts": [{"address": url, "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT_S}],
+            "hosts": [
+                {
+                    "address": url,
+                    "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT_S,
+                    # Fail fast while Redis is down, reconnect at once when it is back.
+                    **resilience_options(asyncio=True),
+                }
+            ],
         },
     }
 
