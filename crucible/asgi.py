@@ -10,17 +10,20 @@ os.environ.setdefault("DB_POOL", "1")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from crucible.api.request_size import BodySizeLimit  # noqa: E402
-from crucible.realtime.auth import TokenOrSessionAuthMiddleware  # noqa: E402
+from crucible.realtime.auth import (  # noqa: E402
+    BrowserOriginValidator,
+    TokenOrSessionAuthMiddleware,
+)
 from crucible.realtime.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         # Django's handler spools a whole body before any middleware runs; refuse first.
         "http": BodySizeLimit(django_asgi_app),
-        "websocket": AllowedHostsOriginValidator(
+        # Browsers are held to ALLOWED_HOSTS; scripts without an Origin authenticate by token.
+        "websocket": BrowserOriginValidator(
             TokenOrSessionAuthMiddleware(URLRouter(websocket_urlpatterns))
         ),
     }

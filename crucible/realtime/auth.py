@@ -2,6 +2,13 @@
 
 A token comes as ``Authorization: Bearer <token>`` or, where a client cannot set headers,
 as the ``token`` query parameter.
+
+The ``Origin`` header is what stops another site's page from opening a socket with the
+visitor's cookie (cross-site websocket hijacking); every browser sends it. A handshake
+without one comes from a script (Python's ``websockets`` sends none), so it is let through
+with its cookies dropped: only a token can authenticate it, and without one it is closed
+with 4401 like any unauthenticated socket. A handshake with an Origin is checked against
+``ALLOWED_HOSTS`` as before.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from urllib.parse import parse_qs
 
 from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
+from channels.security.websocket import AllowedHostsOriginValidator
 from django.contrib.auth.models import AnonymousUser
 
 from crucible.accounts import services
@@ -50,3 +58,20 @@ class _TokenMiddleware:
 def TokenOrSessionAuthMiddleware(inner: Any) -> Any:  # noqa: N802 - mirrors AuthMiddlewareStack
     # Session auth runs first and sets scope["user"]; a presented token then overrides it.
     return AuthMiddlewareStack(_TokenMiddleware(inner))
+
+
+class BrowserOriginValidator:
+    """Checks a browser's Origin; a client without one may authenticate by token only."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.checked = AllowedHostsOriginValidator(inner)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        headers = scope.get("headers", [])
+        if any(name == b"origin" for name, _ in headers):
+            return await self.checked(scope, receive, send)
+        # Without an Origin the session cookie cannot count: nothing vouches that a page of
+        # this site sent it.
+        scope = dict(scope, headers=[(n, v) for n, v in headers if n != b"cookie"])
+        return await self.inner(scope, receive, send)
