@@ -15,6 +15,11 @@ concurrency; the anchor has none and runs two checks to prove it executes. The m
 may be shared, so the sides alternate in rounds (ours, anchor, then anchor, ours, ...)
 and each side's rate is over all its rounds.
 
+``--group K`` verifies the samples of a task together, as a training step does: each
+problem's canonical and wrong solution repeated to K samples, a group verified in order by
+one thread on both sides; ours then shares one loaded tests' unit across a group's samples
+(``share_tests``). Without it (the default), every verification is of another task.
+
 Ends with one JSON line; ``ratio`` > 1 means ours is faster.
 """
 
@@ -65,9 +70,16 @@ def anchor_verdict(
     return result["passed"]
 
 
-def ours_verdict(problem: dict[str, Any], source: str, timeout: float) -> bool:
+def ours_verdict(
+    problem: dict[str, Any], source: str, timeout: float, share_tests: bool = False
+) -> bool:
     result = check_function(
-        source, problem["test"], problem["entry_point"], prelude=problem["prompt"], timeout=timeout
+        source,
+        problem["test"],
+        problem["entry_point"],
+        prelude=problem["prompt"],
+        timeout=timeout,
+        share_tests=share_tests,
     )
     return result.status == "passed"
 
@@ -96,20 +108,40 @@ def prove_anchor_executes(module: types.ModuleType, items: list[Item], timeout: 
 Verdict = Callable[[dict[str, Any], str], bool]
 
 
-def timed_once(verdict: Verdict, items: list[Item], workers: int) -> tuple[list[Any], float]:
+def timed_once(
+    verdict: Verdict, items: list[Item], workers: int, group: int = 1
+) -> tuple[list[Any], float]:
     def one(item: Item) -> tuple[bool, float]:
         start = time.perf_counter()
         passed = verdict(item[0], item[1])
         return passed, time.perf_counter() - start
 
+    def in_order(chunk: list[Item]) -> list[tuple[bool, float]]:
+        return [one(item) for item in chunk]
+
+    chunks = [items[i : i + group] for i in range(0, len(items), group)]
     start = time.perf_counter()
     with ThreadPoolExecutor(workers) as pool:
-        results = list(pool.map(one, items))
+        results = [r for chunk in pool.map(in_order, chunks) for r in chunk]
     return results, time.perf_counter() - start
 
 
+def grouped(items: list[Item], group: int) -> list[Item]:
+    """Each problem's solutions, repeated to ``group`` samples in a row."""
+    by_problem: dict[str, list[Item]] = {}
+    for item in items:
+        by_problem.setdefault(item[0]["task_id"], []).append(item)
+    return [
+        pair[i % len(pair)] for pair in by_problem.values() for i in range(group)
+    ]
+
+
 def timed_rounds(
-    sides: dict[str, Verdict], items: list[Item], concurrency: list[int], rounds: int
+    sides: dict[str, Verdict],
+    items: list[Item],
+    concurrency: list[int],
+    rounds: int,
+    group: int = 1,
 ) -> dict[str, dict[str, Any]]:
     """Each side at each concurrency ``rounds`` times, alternating the order every round.
 
@@ -120,7 +152,7 @@ def timed_rounds(
     runs: dict[tuple[str, int], list[tuple[list[Any], float]]] = {c: [] for c in configs}
     for index in range(rounds):
         for name, workers in configs if index % 2 == 0 else configs[::-1]:
-            runs[(name, workers)].append(timed_once(sides[name], items, workers))
+            runs[(name, workers)].append(timed_once(sides[name], items, workers, group))
     best: dict[str, dict[str, Any]] = {}
     for (name, workers), side in runs.items():
         result = summary(side)
@@ -157,21 +189,27 @@ def main() -> None:
     )
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=2, help="timed passes per side")
+    parser.add_argument(
+        "--group", type=int, default=1, help="samples per task verified together (see above)"
+    )
     args = parser.parse_args()
+    group = max(args.group, 1)
 
     problems = humaneval.load(args.data)
     items = build_items(problems, args.timeout)  # also starts and warms our service
     anchor = anchor_module()
     prove_anchor_executes(anchor, items, args.timeout)
+    if group > 1:
+        items = grouped(items, group)
 
     sides: dict[str, Verdict] = {
-        "ours": lambda p, s: ours_verdict(p, s, args.timeout),
+        "ours": lambda p, s: ours_verdict(p, s, args.timeout, share_tests=group > 1),
         "anchor": lambda p, s: anchor_verdict(anchor, p, s, args.timeout),
     }
     concurrency = sorted({max(int(w), 1) for w in args.workers.split(",")})
     # Untimed start-up for ours at the highest concurrency: one keeper per caller slot.
     timed_once(sides["ours"], items[: 2 * concurrency[-1]], concurrency[-1])
-    timings = timed_rounds(sides, items, concurrency, max(args.rounds, 1))
+    timings = timed_rounds(sides, items, concurrency, max(args.rounds, 1), group)
     ours, theirs = timings["ours"], timings["anchor"]
     expected = [good for _, _, good in items]
     caps = capabilities()
@@ -185,6 +223,7 @@ def main() -> None:
         "ratio": round(ours["rate"] / theirs["rate"], 3),
         "agree": sum(a == b for a, b in zip(ours["verdicts"], theirs["verdicts"], strict=True)),
         "total": len(items),
+        "group": group,
         "ours_correct": sum(a == b for a, b in zip(ours["verdicts"], expected, strict=True)),
         "anchor_correct": sum(a == b for a, b in zip(theirs["verdicts"], expected, strict=True)),
         "ours_p50_ms": round(ours["p50_ms"], 1),

@@ -17,6 +17,7 @@ from typing import Any
 from tasks_app.curriculum import Curriculum, CurriculumConfig, TaskPicker
 from tasks_app.families.base import Task
 from tasks_app.verifiers import build_verifier
+from tasks_app.verifiers.layers.base import SHARE_TESTS
 from training.interfaces import Item, RewardFn, RewardResult
 
 
@@ -57,7 +58,8 @@ def verifier_reward_fn(spec: dict[str, Any]) -> RewardFn:
         results = []
         for item, completion in zip(items, completions, strict=True):
             started = time.perf_counter()
-            verdict = verifier.judge(completion, item.payload or {}, {"prompt": item.prompt})
+            context = {"prompt": item.prompt, SHARE_TESTS: True}  # a group's samples in a row
+            verdict = verifier.judge(completion, item.payload or {}, context)
             error = None if verdict.passed else str(verdict.error_type)
             details = {
                 "error_type": str(verdict.error_type),

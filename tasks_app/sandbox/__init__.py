@@ -61,8 +61,15 @@ def check_function(
     prelude: str = "",
     timeout: float = 5.0,
     memory_mb: int = 256,
+    share_tests: bool = False,
 ) -> SandboxResult:
-    """Run ``tests`` (defining ``check(candidate)``) against the sandboxed ``entry_point``."""
+    """Run ``tests`` (defining ``check(candidate)``) against the sandboxed ``entry_point``.
+
+    ``share_tests``: this caller checks many samples of one task in a row (a training or
+    evaluation batch), so the tests' unit may be loaded once and serve the next checks
+    with exactly the same tests from this caller (never another caller's). Tests that
+    keep state between calls of ``check`` should not be shared.
+    """
     start = time.perf_counter()
     first = {
         "mode": "function",
@@ -70,6 +77,7 @@ def check_function(
         "entry": entry_point,
         "timeout": timeout,
         "memory_mb": memory_mb,
+        "share_tests": share_tests,
     }
     reply = _execute(first, {"tests": tests, "prelude": prelude}, timeout, start)
     detail = str(reply.get("detail", ""))

@@ -56,11 +56,14 @@ def serve_request() -> None:
     _fresh_stdio()
     chan = socket.socket(fileno=CHANNEL_FD)
     request = wire.recv(chan)
-    isolate.tighten(isolate.Limits(timeout=request["timeout"], memory_mb=request["memory_mb"]))
+    limits = isolate.Limits(timeout=request["timeout"], memory_mb=request["memory_mb"])
+    shared = request["mode"] == "tests" and request.get("shared") is True
+    isolate.tighten(limits, tester.MAX_TESTS_ROUNDS if shared else 1)
     if request["mode"] == "program":
         run_program(chan, str(request["source"]))
     if request["mode"] == "tests":
-        tester.serve(chan, str(request["tests"]), str(request["prelude"]), str(request["entry"]))
+        source = (str(request["tests"]), str(request["prelude"]), str(request["entry"]))
+        tester.serve(chan, source, limits, tester.MAX_TESTS_ROUNDS if shared else 1)
         _flush_exit(0)
     serve_function(chan, str(request["source"]), str(request["entry"]))
 

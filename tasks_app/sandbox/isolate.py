@@ -211,13 +211,27 @@ def _current_address_space() -> int:
         return 256 << 20
 
 
-def tighten(limits: Limits) -> None:
-    """Lower the limits of a pre-forked unit to one request's (lowering needs no privilege)."""
+def tighten(limits: Limits, rounds: int = 1) -> None:
+    """Lower the limits of a pre-forked unit to one request's (lowering needs no privilege).
+
+    A unit that will serve ``rounds`` requests (a shared tests' unit) keeps a hard CPU
+    limit for all of them; :func:`next_round` moves its soft limit on for each one.
+    """
     memory = BASE_ADDRESS_SPACE + (limits.memory_mb << 20)
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    used = int(usage.ru_utime + usage.ru_stime)
+    cpu = used + math.ceil(limits.timeout) + 1
+    hard = used + math.ceil(limits.timeout) * max(rounds, 1) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, hard))
+
+
+def next_round(limits: Limits) -> None:
+    """Give a unit that serves another request one more request's CPU time, up to its hard limit."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
     cpu = int(usage.ru_utime + usage.ru_stime) + math.ceil(limits.timeout) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (min(cpu, hard), hard))
 
 
 def set_rlimits(limits: Limits, address_space: int, cgroup_pids: bool) -> None:

@@ -11,7 +11,6 @@ decides the verdict from the tests' report and what it saw of the candidate.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import dataclasses
 import functools
@@ -119,10 +118,10 @@ def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> 
 
 
 def _serve_all(conn: socket.socket, candidates: Pen, checks: Pen) -> None:
-    tests: Unit | None = None
+    slot = TestsSlot(checks)
     for served in range(1, MAX_EXECUTIONS + 1):
         unit = candidates.unit()
-        tests = tests or checks.unit()
+        slot.prepare()
         try:
             request = wire.recv(conn)
             checked = request.get("mode") == "function"
@@ -130,19 +129,20 @@ def _serve_all(conn: socket.socket, candidates: Pen, checks: Pen) -> None:
             part = wire.recv(conn) if checked else {}
         except (EOFError, OSError, wire.WireError):
             unit.kill()
-            tests.kill()
+            slot.close()
             return
-        job = (unit, tests if checked else None)
-        reply = _serve(job, request, part, candidates, checks)
+        limits = _limits(request)
+        tests = slot.take(_tests_key(request, part, limits)) if checked else None
+        reply, reusable = _serve(unit, tests, request, part, limits, candidates, checks)
+        unit.stop()  # the verdict is final: answer; the units' dying is off the clock
+        if tests is not None and not reusable:
+            tests.unit.stop()
         reply["last"] = served == MAX_EXECUTIONS
         with contextlib.suppress(OSError):
             wire.send(conn, reply)
         unit.kill()
-        if checked:
-            tests.kill()
-            tests = None
-            if not checks.recycle():
-                return  # the group could not be emptied: no later unit may use it
+        if tests is not None and not slot.give_back(tests, reusable):
+            return  # the group could not be emptied: no later unit may use it
         if not candidates.recycle():
             return
 
@@ -152,32 +152,94 @@ def cgroup_names(keeper_pid: int) -> tuple[str, str]:
     return f"keeper-{keeper_pid}", f"keeper-{keeper_pid}-tests"
 
 
+@dataclasses.dataclass
+class Tests:
+    """A tests' unit, the check it was loaded for, and how many checks it has served."""
+
+    unit: Unit
+    key: tuple[Any, ...] | None = None
+    rounds: int = 0
+
+
+class TestsSlot:
+    """The keeper's one tests' unit at a time: a fresh one, or one kept loaded for reuse.
+
+    A caller that verifies many samples of one task in a row (a training or evaluation
+    batch) may ask to share the tests' unit between them: the tests are then loaded once
+    and run again for each sample, for at most MAX_TESTS_ROUNDS checks with exactly the
+    same tests, prelude, entry point and limits from this one caller. Anything else, and
+    any check whose tests broke or whose candidate was cut off mid-call, gets a fresh unit.
+    """
+
+    def __init__(self, pen: Pen) -> None:
+        self.pen = pen
+        self.ready: Tests | None = None
+
+    def prepare(self) -> None:
+        if self.ready is None:
+            self.ready = Tests(self.pen.unit())
+
+    def take(self, key: tuple[Any, ...] | None) -> Tests:
+        ready = self.ready
+        assert ready is not None
+        self.ready = None
+        if ready.key is None:
+            return ready
+        if key is not None and ready.key == key and ready.rounds < tester.MAX_TESTS_ROUNDS:
+            return ready
+        ready.unit.kill()  # loaded for other tests: never reused for these
+        if not self.pen.recycle():
+            raise OSError("the tests' group could not be emptied")
+        return Tests(self.pen.unit())
+
+    def give_back(self, tests: Tests, reusable: bool) -> bool:
+        """Keep ``tests`` for the next check if it may serve again; else end it."""
+        if reusable and tests.key is not None:
+            tests.rounds += 1
+            self.ready = tests
+            return True
+        tests.unit.kill()
+        return self.pen.recycle()
+
+    def close(self) -> None:
+        if self.ready is not None:
+            self.ready.unit.kill()
+
+
+def _tests_key(
+    request: dict[str, Any], part: dict[str, Any], limits: isolate.Limits
+) -> tuple[Any, ...] | None:
+    """What a kept tests' unit must match to serve this check; None: never share it."""
+    if request.get("share_tests") is not True:
+        return None
+    return (part.get("tests"), part.get("prelude"), request.get("entry"), limits)
+
+
 def _serve(
-    units: tuple[Unit, Unit | None],
+    unit: Unit,
+    tests: Tests | None,
     request: dict[str, Any],
     part: dict[str, Any],
+    limits: isolate.Limits,
     candidates: Pen,
     checks: Pen,
-) -> dict[str, Any]:
-    unit, tests = units
-    limits = _limits(request)
+) -> tuple[dict[str, Any], bool]:
+    """The reply, and whether the tests' unit may serve the same tests again."""
     unit.deadline = time.monotonic() + limits.timeout
     try:
         candidates.limit(limits)
         job = {k: request.get(k) for k in ("mode", "source", "entry")}
         unit.send({**job, "timeout": limits.timeout, "memory_mb": limits.memory_mb})
         if tests is None:
-            return _run_program(unit, request)
-        tests.deadline = unit.deadline
-        checks.limit(limits)
+            return _run_program(unit, request), False
+        tests.unit.deadline = unit.deadline
+        for captured in tests.unit.out.values():
+            captured.data.clear()
+        if tests.rounds == 0:
+            checks.limit(limits)
         return _check_function(unit, tests, request, part, limits)
     except Gone as gone:
-        return {"status": gone.status, "detail": gone.detail}
-    finally:
-        # The verdict is final: stop the units and answer; their dying is off the clock.
-        unit.stop()
-        if tests is not None:
-            tests.stop()
+        return {"status": gone.status, "detail": gone.detail}, False
 
 
 def _limits(request: dict[str, Any]) -> isolate.Limits:
@@ -231,43 +293,48 @@ def _exit_code(status: int | None) -> int | None:
 
 def _check_function(
     unit: Unit,
-    tests: Unit,
+    tests: Tests,
     request: dict[str, Any],
     part: dict[str, Any],
     limits: isolate.Limits,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], bool]:
     unit.close_stdin()
-    tests.close_stdin()
-    job = {
-        "mode": "tests",
-        "tests": str(part.get("tests", "")),
-        "prelude": str(part.get("prelude", "")),
-        "entry": str(request["entry"]),
-        "timeout": limits.timeout,
-        "memory_mb": limits.memory_mb,
-    }
-    relay = Relay(unit, tests)
+    tests.unit.close_stdin()
+    relay = Relay(unit, tests.unit)
     try:
-        tests.send(job)
-        return relay.run()
+        if tests.rounds:
+            relay.to_tests({"again": True})  # loaded already: run check() for this candidate
+        else:
+            tests.key = _tests_key(request, part, limits)
+            job = {
+                "mode": "tests",
+                "tests": str(part.get("tests", "")),
+                "prelude": str(part.get("prelude", "")),
+                "entry": str(request["entry"]),
+                "timeout": limits.timeout,
+                "memory_mb": limits.memory_mb,
+                "shared": tests.key is not None,
+            }
+            relay.to_tests(job)
+        return relay.run(), relay.finished
     except TestsBroke as broke:
-        return relay.result(broke.status, broke.detail)
+        return relay.result(broke.status, broke.detail), False
 
 
 class Relay:
     """Carries the tests' calls to the candidate and its replies back; judges the report.
 
-    Calls known in advance (see :mod:`plan`) were sent to the candidate in one message;
-    their replies are already on their way, so such a call only checks that it is the one
-    planned next and takes the next reply.
+    Calls known in advance (see :mod:`plan`) are sent to the candidate in one message and
+    their replies handed to the tests in one message; the tests' proxy checks that each
+    real call is the one planned next. Other calls cross one at a time.
     """
 
     def __init__(self, unit: Unit, tests: Unit) -> None:
         self.unit = unit
         self.tests = tests
         self.calls = 0
-        self.planned: collections.deque[dict[str, Any]] = collections.deque()
         self.tally: dict[str, Any] | None = None
+        self.finished = False  # the tests ran to their report, the candidate answered throughout
 
     def run(self) -> dict[str, Any]:
         # The tests load in their unit while the candidate loads in its own.
@@ -285,8 +352,12 @@ class Relay:
             raise Gone("failed", "the sandbox broke the protocol")
         if "load_error" in ready:
             return self.result("error", str(ready["load_error"]))
-        if batch is not None and not small:
-            self.unit.send(batch)
+        if batch is not None:
+            if not small:
+                self.unit.send(batch)
+            gone = self._answer_plan(len(batch["batch"]))
+            if gone is not None:
+                return self._after(gone)
         return self._relay()
 
     def _plan(self, ready: dict[str, Any]) -> dict[str, Any] | None:
@@ -295,42 +366,47 @@ class Relay:
         plan = ready.get("plan")
         if set(ready) != {"ready", "plan"} or not (plan is None or type(plan) is list):
             raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
-        if not plan:
-            return None
-        self.planned.extend(_request(call) for call in plan)
-        return {"batch": list(self.planned)}
+        return {"batch": [_request(call) for call in plan]} if plan else None
+
+    def _answer_plan(self, count: int) -> Gone | None:
+        """The planned calls' replies, to the tests in one message; how the candidate ended."""
+        replies: list[dict[str, Any]] = []
+        gone = None
+        try:
+            while len(replies) < count:
+                replies.append(_checked(self.unit.wait_frame()))
+        except Gone as exc:
+            gone = exc  # the tests get the replies before it, then hear it is gone
+        self.calls += len(replies)
+        self.to_tests({"replies": replies})
+        return gone
 
     def _relay(self) -> dict[str, Any]:
         while True:
             frame = self._from_tests()
             if "done" in frame:
                 self.tally = _report(frame["done"])
+                # Tests that ran out of memory or stack would only do so again.
+                raised = self.tally["raised"] or ""
+                self.finished = not raised.startswith(("MemoryError", "RecursionError"))
                 return self._verdict()
             if "call" not in frame:
                 raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
             try:
-                reply = self._call(_request(frame["call"]))
+                self.unit.send(_request(frame["call"]))
+                reply = _checked(self.unit.wait_frame())
             except Gone as gone:
                 return self._after(gone)
-            self._to_tests({"reply": reply})
-
-    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.planned:
-            if request != self.planned.popleft():
-                raise TestsBroke("error", f"{tester.TESTS_FAILURE} left their call plan")
-        else:
-            self.unit.send(request)
-        reply = _checked(self.unit.wait_frame())
-        self.calls += 1
-        return reply
+            self.calls += 1
+            self.to_tests({"reply": reply})
 
     def _after(self, gone: Gone) -> dict[str, Any]:
         """The candidate's execution ended mid-call: its status, with the tests' tally so far."""
         self.tests.deadline = time.monotonic() + TALLY_GRACE
         with contextlib.suppress(Gone, TestsBroke):
-            self._to_tests({"gone": True})
+            self.to_tests({"gone": True})
             while (frame := self._from_tests()) and "done" not in frame:
-                self._to_tests({"gone": True})  # the tests swallowed it and called again
+                self.to_tests({"gone": True})  # the tests swallowed it and called again
             self.tally = _report(frame["done"])
         return self.result(gone.status, gone.detail)
 
@@ -338,8 +414,8 @@ class Relay:
         tally = self.tally or {}
         if tally.get("raised") is not None:
             return self.result("failed", tally["raised"])
-        if self.planned:
-            return self.result("error", f"{tester.TESTS_FAILURE} skipped planned calls")
+        if tally.get("broken") is not None:
+            return self.result("error", f"{tester.TESTS_FAILURE} {tally['broken']}")
         if tally.get("failure") is not None:
             return self.result("failed", tally["failure"])
         if self.calls == 0:
@@ -363,7 +439,7 @@ class Relay:
         except Gone as gone:
             raise TestsBroke.from_gone(gone) from None
 
-    def _to_tests(self, message: dict[str, Any]) -> None:
+    def to_tests(self, message: dict[str, Any]) -> None:
         try:
             self.tests.send(message)
         except Gone as gone:
@@ -401,9 +477,9 @@ def _report(done: Any) -> dict[str, Any]:
     if type(done) is not dict:
         raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
     passes, total = done.get("passes"), done.get("total")
-    failure, raised = done.get("failure"), done.get("raised")
+    texts = {key: done.get(key) for key in ("failure", "raised", "broken")}
     counts_ok = type(passes) is int and type(total) is int and 0 <= passes <= total
-    texts_ok = all(v is None or type(v) is str for v in (failure, raised))
+    texts_ok = all(v is None or type(v) is str for v in texts.values())
     if not (counts_ok and texts_ok):
         raise TestsBroke("error", f"{tester.TESTS_FAILURE} broke the protocol")
-    return {"passes": passes, "total": total, "failure": failure, "raised": raised}
+    return {"passes": passes, "total": total, **{k: v and v[:DETAIL_CAP] for k, v in texts.items()}}

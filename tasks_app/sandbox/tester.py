@@ -14,12 +14,14 @@ candidate can only hand this process plain data, so it cannot forge that report.
 from __future__ import annotations
 
 import builtins
+import collections
 import socket
 from typing import Any
 
-from tasks_app.sandbox import counting, plan, wire
+from tasks_app.sandbox import counting, isolate, plan, wire
 
 DETAIL_CAP = 2000
+MAX_TESTS_ROUNDS = 32  # checks one shared tests' unit may serve (samples of one task in a row)
 TESTS_FAILURE = "verifier failure: the tests"  # detail prefix when the tests, not the code, broke
 
 # Exceptions a candidate may "raise" here; anything else becomes CandidateError.
@@ -38,13 +40,28 @@ class CandidateGone(BaseException):  # noqa: N818  # not an Exception: counted a
     """The keeper ended the candidate's execution (timeout, memory, a crash...)."""
 
 
+class PlanBroken(BaseException):  # noqa: N818
+    """The tests made a call other than the one planned next: their own failure."""
+
+
 class Candidate:
-    """Stands in for the sandboxed function: plain data out, plain data back, via the keeper."""
+    """Stands in for the sandboxed function: plain data out, plain data back, via the keeper.
+
+    The calls planned from the tests' text were sent to the candidate up front; their
+    replies come in one message, read at the first planned call.
+    """
 
     def __init__(self, chan: socket.socket, name: str) -> None:
         self.chan = chan
         self.__name__ = name
         self.gone = False
+        self.planned: collections.deque[dict[str, Any]] = collections.deque()
+        self.replies: collections.deque[dict[str, Any]] | None = None  # None: not read yet
+
+    def offer(self, plan: list[dict[str, Any]] | None) -> None:
+        self.gone = False
+        self.planned = collections.deque(plan or ())
+        self.replies = None if plan else collections.deque()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.gone:
@@ -53,7 +70,24 @@ class Candidate:
             request = {"args": wire.encode(args), "kwargs": wire.encode(kwargs)}
         except (wire.WireError, ValueError) as exc:
             raise TypeError(f"cannot pass to the sandbox: {exc}") from None
+        if self.planned:
+            if request != self.planned.popleft():
+                raise PlanBroken("left their call plan")
+            replies = self.settle()
+            if replies:
+                return _unpack(replies.popleft())
+            return self._answer()  # cut off before this call's reply: the keeper says so
         wire.send(self.chan, {"call": request})
+        return self._answer()
+
+    def settle(self) -> collections.deque[dict[str, Any]]:
+        """The planned calls' replies, read from the keeper if not read yet."""
+        if self.replies is None:
+            message = wire.recv(self.chan)
+            self.replies = collections.deque(message["replies"])
+        return self.replies
+
+    def _answer(self) -> Any:
         answer = wire.recv(self.chan)
         if "gone" in answer:
             self.gone = True
@@ -70,37 +104,67 @@ def _unpack(reply: dict[str, Any]) -> Any:
     raise SAFE_EXCEPTIONS.get(name, CandidateError)(f"candidate raised {name}: {message}")
 
 
-def serve(chan: socket.socket, tests: str, prelude: str, entry: str) -> None:
-    """Load the tests, offer their call plan, run ``check(candidate)``, report the tally."""
+def serve(
+    chan: socket.socket,
+    source: tuple[str, str, str],
+    limits: isolate.Limits,
+    rounds: int = 1,
+) -> None:
+    """Load ``source`` (tests, prelude, entry point), then for each candidate: offer the
+    call plan, run ``check``, report.
+
+    With ``rounds`` > 1 the keeper may ask for ``check`` again, against the next candidate
+    of the same task, up to that many times; the tests' module is not loaded again.
+    """
+    tests, prelude, entry = source
     tally = counting.Tally()
     candidate = Candidate(chan, entry)
     try:
-        check, batch = _load(tests, prelude, entry, candidate, tally)
+        check, plans, namespace = _load(tests, prelude, entry, candidate, tally)
     except Exception as exc:
         wire.send(chan, {"load_error": f"{TESTS_FAILURE} failed to load: {counting.describe(exc)}"})
         return
-    wire.send(chan, {"ready": True, "plan": batch})
-    raised = None
+    for served in range(1, rounds + 1):
+        if served > 1:
+            if wire.recv(chan) != {"again": True}:
+                return
+            isolate.next_round(limits)
+            tally.passes = 0
+            tally.failures.clear()
+        plan = _batch(check, plans, namespace)
+        candidate.offer(plan)
+        wire.send(chan, {"ready": True, "plan": plan})
+        wire.send(chan, {"done": _run(check, candidate, tally)})
+
+
+def _run(check: Any, candidate: Candidate, tally: counting.Tally) -> dict[str, Any]:
+    raised = broken = None
     try:
         check(candidate)
     except CandidateGone:
         pass
+    except PlanBroken as exc:
+        broken = str(exc)
     except Exception as exc:
         raised = counting.describe(exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt raised by the tests
         raised = counting.describe(exc)
-    report = {
+    if broken is None and raised is None and candidate.planned and not candidate.gone:
+        broken = "skipped planned calls"
+    if not candidate.gone:
+        candidate.settle()  # replies the tests never asked for: read, so the channel is clear
+    return {
         "passes": tally.passes,
         "total": tally.total,
         "failure": tally.failures[0][:DETAIL_CAP] if tally.failures else None,
         "raised": raised,
+        "broken": broken,
     }
-    wire.send(chan, {"done": report})
 
 
 def _load(
     tests: str, prelude: str, entry: str, candidate: Candidate, tally: counting.Tally
-) -> tuple[Any, list[dict[str, Any]] | None]:
+) -> tuple[Any, dict[int, plan.Plan], dict[str, Any]]:
     namespace: dict[str, Any] = {"__name__": "__tests__", "__builtins__": builtins}
     exec(compile(prelude, "<prelude>", "exec"), namespace)
     namespace[entry] = candidate  # helpers in the tests that call it by name
@@ -111,7 +175,7 @@ def _load(
     check = namespace.get("check")
     if not callable(check):
         raise NameError("no check(candidate) is defined")
-    return check, _batch(check, plans, namespace)
+    return check, plans, namespace
 
 
 def _batch(

@@ -13,6 +13,7 @@ from crucible.accounts.services import record
 from tasks_app import verifiers as pure
 from tasks_app.families.registry import load_kind
 from tasks_app.models import LabelledExample, PoolTask, Verifier, VerifierVersion
+from tasks_app.verifiers.layers.base import SHARE_TESTS
 
 from .errors import field_errors
 from .pools import extra_kinds
@@ -128,7 +129,8 @@ def playground(
     data or a pool task's; ids are looked up among ``teams`` (the caller's) only."""
     if verifier_version is not None:
         spec = _saved_spec(teams, verifier_version)
-    context = context or {}
+    # A caller's context carries what layers read (a prompt), never how the sandbox runs.
+    context = {k: v for k, v in (context or {}).items() if k != SHARE_TESTS}
     if task is not None:
         expected, context = _task_inputs(teams, task, context)
     return pure.playground(checked_spec(spec), response, expected or {}, context=context)

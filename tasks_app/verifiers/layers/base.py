@@ -15,6 +15,9 @@ from tasks_app.verifiers.base import ErrorType, LayerResult, Stage
 Params = dict[str, Any]
 Expected = dict[str, Any]
 Context = dict[str, Any]
+# Context key set by callers that judge many samples of one task in a row (a training or
+# evaluation batch): code layers may then share one loaded tests' unit between them.
+SHARE_TESTS = "share_tests"
 
 
 class Layer:

@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from tasks_app.verifiers.base import ErrorType, LayerResult, Stage
-from tasks_app.verifiers.layers.base import Context, Expected, Layer, number, params_object
+from tasks_app.verifiers.layers.base import (
+    SHARE_TESTS,
+    Context,
+    Expected,
+    Layer,
+    number,
+    params_object,
+)
 
 STATUS_ERRORS: dict[str, ErrorType] = {
     "passed": ErrorType.NONE,
@@ -47,7 +54,7 @@ class UnitTests(Layer):
         if not tests.strip():
             return self._nothing_to_run()
         try:
-            result = self._check(extracted, tests, expected)
+            result = self._check(extracted, tests, expected, context.get(SHARE_TESTS) is True)
         except Exception as exc:  # the sandbox broke, not the response: keep it out of the reward
             return self.fail(ErrorType.SANDBOX_ERROR, f"{type(exc).__name__}: {exc}")
         return self._verdict(result)
@@ -58,7 +65,7 @@ class UnitTests(Layer):
     def _nothing_to_run(self) -> LayerResult:
         return self.fail(ErrorType.VERIFIER_ERROR, f'expected["{self.tests_key}"] is empty')
 
-    def _check(self, solution: str, tests: str, expected: Expected) -> Any:
+    def _check(self, solution: str, tests: str, expected: Expected, share: bool) -> Any:
         from tasks_app.sandbox import check_function  # the sandbox is only needed to run code
 
         return check_function(
@@ -68,6 +75,7 @@ class UnitTests(Layer):
             prelude=expected.get("prelude") or "",
             timeout=float(self.params.get("timeout", 5.0)),
             memory_mb=int(self.params.get("memory_mb", 256)),
+            share_tests=share,
         )
 
     def _verdict(self, result: Any) -> LayerResult:

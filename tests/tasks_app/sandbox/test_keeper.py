@@ -140,3 +140,49 @@ def _children_of(pid: int) -> list[int]:
             return [int(child) for child in fh.read().split()]
     except OSError:
         return []
+
+
+def _load_count_tests(tag: str) -> str:
+    # Counts how often the module is loaded and how often check() runs, per unit.
+    return (
+        "import builtins\n"
+        "builtins.loads = getattr(builtins, 'loads', 0) + 1\n"
+        "runs = [0]\n"
+        "def check(candidate):\n"
+        f"    # {tag}\n"
+        "    runs[0] += 1\n"
+        "    assert candidate(runs[0]) == runs[0]\n"
+        "    assert builtins.loads == 1\n"
+    )
+
+
+def test_shared_tests_load_once_and_run_again_for_each_sample_of_the_task() -> None:
+    tests = _load_count_tests("shared")
+    for _ in range(5):
+        result = check_function(ECHO, tests, "echo", share_tests=True)
+        assert (result.status, result.tests_passed) == ("passed", 2), result
+    wrong = check_function("def echo(x):\n    return -1\n", tests, "echo", share_tests=True)
+    assert (wrong.status, wrong.tests_passed, wrong.tests_total) == ("failed", 1, 2)
+    # check() ran a seventh time in the same unit: the module-level counter says so.
+    seventh = check_function("def echo(x):\n    return 7\n", tests, "echo", share_tests=True)
+    assert seventh.status == "passed", seventh
+
+
+def test_unshared_or_other_tests_never_reuse_a_loaded_tests_unit() -> None:
+    tests = _load_count_tests("a")
+    assert check_function(ECHO, tests, "echo", share_tests=True).status == "passed"
+    # The same tests without sharing: a fresh unit, so check() runs for the first time.
+    assert check_function(ECHO, tests, "echo").status == "passed"
+    assert check_function(ECHO, tests, "echo", share_tests=True).status == "passed"
+    other = _load_count_tests("b")  # other text: never the unit loaded with "a"
+    assert check_function(ECHO, other, "echo", share_tests=True).status == "passed"
+    # Other limits: never the unit loaded under the old ones.
+    assert check_function(ECHO, other, "echo", share_tests=True, timeout=4.0).status == "passed"
+
+
+def test_a_shared_tests_unit_is_dropped_after_its_candidate_is_cut_off() -> None:
+    tests = _load_count_tests("cut")
+    slow = "def echo(x):\n    while True:\n        pass\n"
+    assert check_function(slow, tests, "echo", share_tests=True, timeout=0.5).status == "timeout"
+    # The next check starts over in a fresh unit (runs == 1 again), not mid-check.
+    assert check_function(ECHO, tests, "echo", share_tests=True).status == "passed"
