@@ -9,9 +9,9 @@ team, and a token bound to that other team whose user is also an admin of the ow
 
 One object of each kind is made once for the module, inside a transaction rolled back at the
 end; each cell runs in its own savepoint, so an editor's DELETE does not take the object away
-from the next cell. A write is sent with a body that names the object but lacks what the
-action needs, so an allowed caller gets the action's 400 instead of running it: the cell still
-shows the caller got past every access check. ``test_it_has_a_row_for_every_api_route`` walks
+from the next cell. Most writes are sent with a body that names the object but lacks what the
+action needs, so an allowed caller gets the action's 400 (past every access check) instead of
+running it; those that need no body (a delete, a cancel) run, and the savepoint undoes them. ``test_it_has_a_row_for_every_api_route`` walks
 the URL resolver, so a new endpoint without a row fails, naming it.
 """
 
