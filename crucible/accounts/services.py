@@ -83,7 +83,7 @@ def record(
             "target_id": event.target_id,
             "target_label": event.target_label,
         }
-        transaction.on_commit(lambda: publish_to_team(team.pk, live))
+        transaction.on_commit(lambda: publish_to_team(team.pk, live), robust=True)
     return event
 
 

@@ -22,7 +22,7 @@ from .models import ApiToken, Membership
 
 def access_changed(user_id: int) -> None:
     # After commit: the sockets re-read memberships and tokens and must see the change.
-    transaction.on_commit(lambda: publish_access_changed(user_id))
+    transaction.on_commit(lambda: publish_access_changed(user_id), robust=True)
 
 
 def _membership_changed(sender: Any, instance: Membership, **kwargs: Any) -> None:

@@ -222,7 +222,7 @@ def start_replica(deployment: Deployment, role: str, version: Any = None) -> Rep
     )  # fmt: skip
     replica_id = replica.pk
     routing.forget(deployment.pk)
-    transaction.on_commit(lambda: send(replica_id))
+    transaction.on_commit(lambda: send(replica_id), robust=True)
     return replica
 
 
@@ -274,4 +274,4 @@ def publish(deployment: Deployment, change: str, **extra: Any) -> None:
     routing.forget(deployment.pk)
     event = {"type": "deployment.changed", "deployment": deployment.slug, "change": change, **extra}
     team_id = deployment.team_id
-    transaction.on_commit(lambda: publish_to_team(team_id, event))
+    transaction.on_commit(lambda: publish_to_team(team_id, event), robust=True)

@@ -95,7 +95,7 @@ def start(
         )
         changes = {"families": resolved, "suite": suite.pk if suite else None}
         record(user, "evaluation.started", job, team=team, changes=changes)
-        transaction.on_commit(lambda: send(job.pk))
+        transaction.on_commit(lambda: send(job.pk), robust=True)
     return job
 
 
@@ -323,4 +323,4 @@ def _publish(job: EvaluationJob) -> None:
         "message": job.message,
     }
     team_id = job.team_id
-    transaction.on_commit(lambda: publish_to_team(team_id, event))
+    transaction.on_commit(lambda: publish_to_team(team_id, event), robust=True)

@@ -78,7 +78,7 @@ def start(
         )
         changes = {"config_hash": report.config_hash, "tasks_per_level": tasks_per_level}
         record(user, "preflight.started", report, team=team, changes=changes)
-        transaction.on_commit(lambda: send(report.pk))
+        transaction.on_commit(lambda: send(report.pk), robust=True)
     return report
 
 
@@ -262,4 +262,4 @@ def _publish(report: PreflightReport) -> None:
         "message": report.message,
     }
     team_id = report.team_id
-    transaction.on_commit(lambda: publish_to_team(team_id, event))
+    transaction.on_commit(lambda: publish_to_team(team_id, event), robust=True)

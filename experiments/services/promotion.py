@@ -92,5 +92,5 @@ def promote(
         "run": checkpoint.run_id,
         "report": report.pk,
     }
-    transaction.on_commit(lambda: publish_to_team(team.pk, event))
+    transaction.on_commit(lambda: publish_to_team(team.pk, event), robust=True)
     return made

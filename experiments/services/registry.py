@@ -315,4 +315,4 @@ def _checked_alias(alias: Any) -> str:
 def _publish(model: RegisteredModel, change: str, **extra: Any) -> None:
     event = {"type": "registered_model.changed", "model": model.pk, "change": change, **extra}
     team_id = model.team_id
-    transaction.on_commit(lambda: publish_to_team(team_id, event))
+    transaction.on_commit(lambda: publish_to_team(team_id, event), robust=True)

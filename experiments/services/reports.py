@@ -306,4 +306,4 @@ def _publish(report: EvaluationReport, change: str) -> None:
         "change": change,
     }
     team_id = report.team_id
-    transaction.on_commit(lambda: publish_to_team(team_id, event))
+    transaction.on_commit(lambda: publish_to_team(team_id, event), robust=True)

@@ -77,7 +77,7 @@ def forget(deployment_id: int) -> None:
         _bump(deployment_id)
 
     drop()
-    transaction.on_commit(committed)
+    transaction.on_commit(committed, robust=True)
 
 
 def _key(deployment_id: int) -> str:

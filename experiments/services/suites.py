@@ -181,7 +181,7 @@ def _content(suite: EvaluationSuite) -> dict[str, Any]:
 def _publish(suite: EvaluationSuite, change: str) -> None:
     event = {"type": "evaluation_suite.changed", "suite": suite.pk, "change": change}
     team_id = suite.team_id
-    transaction.on_commit(lambda: publish_to_team(team_id, event))
+    transaction.on_commit(lambda: publish_to_team(team_id, event), robust=True)
 
 
 # --- evaluations from a suite --------------------------------------------------------------

@@ -40,7 +40,7 @@ def queue(job: PoolJob) -> None:
     if runner is None:
         raise LookupError(f"no runner is registered for pool jobs of kind {job.kind!r}")
     job_id = job.pk
-    transaction.on_commit(lambda: runner(job_id))
+    transaction.on_commit(lambda: runner(job_id), robust=True)
 
 
 @dataclass(frozen=True)
@@ -136,4 +136,4 @@ def _publish(job: PoolJob) -> None:
         "message": job.message,
     }
     team_id = job.version.family.team_id
-    transaction.on_commit(lambda: publish_to_team(team_id, event))
+    transaction.on_commit(lambda: publish_to_team(team_id, event), robust=True)
