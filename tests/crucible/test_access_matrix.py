@@ -361,25 +361,11 @@ def body_of(world: World, entry: Row) -> dict[str, Any] | None:
     return {k: v.format(**world.ids) if isinstance(v, str) and "{" in v else v for k, v in entry.body.items()}
 
 
-BEING_RESTRICTED = {
-    ("GET", "/api/v1/models/"),
-    ("GET", "/api/v1/workers/"),
-    ("GET", "/api/v1/usage/rates/"),
-    ("GET", "/api/v1/sandbox/"),
-}
-"""Platform-wide lists a user in no team still reads: their no-team cells hold the target."""
-
-
 def cells() -> Iterator[Any]:
     for entry in MATRIX:
         for persona, expected in zip(PERSONAS, entry.expected, strict=True):
-            marks = []
-            if persona == "no_team" and (entry.method, entry.url) in BEING_RESTRICTED:
-                marks.append(
-                    pytest.mark.xfail(reason="being restricted to team members", strict=False)
-                )
             label = f"{entry.method} {entry.url} as {persona}"
-            yield pytest.param(entry, persona, expected, marks=marks, id=label)
+            yield pytest.param(entry, persona, expected, id=label)
 
 
 @pytest.mark.parametrize(("entry", "persona", "expected"), cells())
