@@ -21,6 +21,11 @@ def test_it_builds_from_dockerfiles_that_exist():
             assert dockerfile.exists(), f"{name}: {dockerfile}"
 
 
+def test_it_restarts_every_service_that_exits():
+    for name, service in COMPOSE["services"].items():
+        assert service.get("restart") == "unless-stopped", name
+
+
 def test_it_points_every_app_container_at_postgres_and_redis():
     for name in ("web", "gpu-worker", "cpu-worker", "serve-worker"):
         env = COMPOSE["services"][name]["environment"]
