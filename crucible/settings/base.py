@@ -280,7 +280,13 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TRACK_STARTED = True
+# A broker outage is waited out, at start-up and after a lost connection (no retry limit), and
+# the tasks running when the connection was lost are cancelled rather than left to finish and
+# acknowledge a message the broker has already handed back: a training run is then given back
+# to the queue by its task and resumes from its last checkpoint.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 
@@ -320,6 +326,14 @@ MODELS_DIR = Path(env_str("CRUCIBLE_MODELS_DIR", str(VAR_DIR / "models")))
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 5)
 # A running run (or a worker) silent this long is taken for dead: the run is queued again.
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 60)
+# A run still queued this long after it was last sent is sent again by the workers' reaper: a
+# broker that restarted without persistence lost its message. A duplicate is harmless (the
+# claim is a conditional update, so the second message finds the run taken and is dropped); a
+# run waiting behind busy workers gets one extra message per period.
+RUN_QUEUED_RESEND_SECONDS = env_int("RUN_QUEUED_RESEND_SECONDS", 300)
+# Times a run is given back to the queue after a transient database error (a dropped
+# connection, a database restart) before it fails: it resumes from its last checkpoint.
+RUN_DATABASE_RETRIES = env_int("RUN_DATABASE_RETRIES", 3)
 # Bytes of memory a worker offers runs (0: what its machine or cgroup allows). A launch is
 # sized against it, and a CPU worker's run trains under a cap derived from it, so a run that
 # outgrows it fails with "out of memory" instead of the kernel killing the worker.

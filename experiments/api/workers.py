@@ -62,6 +62,11 @@ class WorkerSerializer(serializers.ModelSerializer):
     running = serializers.SerializerMethodField(
         help_text="Its heartbeat is fresh and it has not stopped."
     )
+    status = serializers.SerializerMethodField(
+        help_text="running; stopped (it said so as it shut down); or gone (its heartbeat "
+        "stopped without a word: killed, or dead after an outage; its runs are resumed "
+        "elsewhere)."
+    )
 
     class Meta:
         model = Worker
@@ -74,13 +79,17 @@ class WorkerSerializer(serializers.ModelSerializer):
             "heartbeat_at",
             "stopped_at",
             "running",
+            "status",
         ]
         read_only_fields = fields
 
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_running(self, worker: Worker) -> bool:
-        cutoff = self.context.get("stale_before") or workers.stale_before()
-        return worker.stopped_at is None and worker.heartbeat_at >= cutoff
+        return self.get_status(worker) == workers.RUNNING
+
+    @extend_schema_field(serializers.ChoiceField(choices=workers.STATUSES))
+    def get_status(self, worker: Worker) -> str:
+        return workers.status(worker, self.context.get("stale_before"))
 
 
 class AvailableModelsSerializer(serializers.Serializer):

@@ -39,6 +39,12 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     """How many times a worker has claimed it: more than one means it was resumed."""
+    queued_at = models.DateTimeField(default=timezone.now)
+    """When it was last sent to the queue (launch, requeue, resume, resend): a run queued longer
+    than ``RUN_QUEUED_RESEND_SECONDS`` is sent again, in case the broker lost its message."""
+    database_retries = models.PositiveIntegerField(default=0)
+    """Attempts given back to the queue after a transient database error (a dropped connection),
+    at most ``RUN_DATABASE_RETRIES``; past that the run fails."""
     cancel_requested = models.BooleanField(default=False)
     pause_requested = models.BooleanField(default=False)
     """The worker pauses the run at its next step boundary (a person asked, or its budget ran out)."""

@@ -3,7 +3,9 @@
 Pausing (what a user of a shared GPU pool expects): the worker stops at its next step
 boundary, saves a checkpoint and gives its worker back, so a paused run holds no GPU and
 does not count against the team's concurrent runs; resuming queues it again and a worker
-continues it from that checkpoint. A queued run pauses at once.
+continues it from that checkpoint. A queued run pauses at once. A failed run that has a
+checkpoint resumes the same way (it failed on something since put right: a lost database, a
+budget, a pinned version restored).
 
 A curriculum change (distributions, mixture weights, target band) is checked against the
 run's curriculum as earlier changes left it (``tasks_app.curriculum.change_problems``), kept
@@ -82,20 +84,38 @@ def pause(user: AbstractBaseUser, run: Run) -> Run:
     return run
 
 
-@transaction.atomic
-def resume(user: AbstractBaseUser, run: Run, budget: dict[str, Any] | None = None) -> Run:
-    """Queue a paused run again (it continues from its checkpoint), or take back a pause the
-    worker has not reached yet. ``budget`` replaces the run's budget first (raise it to resume
-    a run that ran out of it); the team's quotas apply as at launch."""
+def _refuse_unresumable(run: Run) -> None:
+    if run.state == RunState.FAILED:
+        if not run.checkpoints.exists():
+            why = "the run failed before its first checkpoint: launch it again instead"
+            raise field_errors([("state", why)], code="finished")
+        return
     _refuse_finished(run, "resume")
     if run.state != RunState.PAUSED and not run.pause_requested:
         raise field_errors([("state", f"the run is not paused ({run.state})")], code="not_paused")
+
+
+@transaction.atomic
+def resume(user: AbstractBaseUser, run: Run, budget: dict[str, Any] | None = None) -> Run:
+    """Queue a paused run (or a failed one with a checkpoint) again: it continues from its
+    last checkpoint; or take back a pause the worker has not reached yet. ``budget`` replaces
+    the run's budget first (raise it to resume a run that ran out of it); the team's quotas
+    apply as at launch."""
+    _refuse_unresumable(run)
     new_budget = run.budget if budget is None else usage.checked_budget(budget)
     usage.refuse_over_budget(run, new_budget)
-    if run.state == RunState.PAUSED:
+    waiting = [RunState.PAUSED, RunState.FAILED]
+    if run.state in waiting:
         usage.check_launch(run.team)
-    queued = Run.objects.filter(pk=run.pk, state=RunState.PAUSED).update(
-        state=RunState.QUEUED, pause_reason="", pause_requested=False, budget=new_budget
+    queued = Run.objects.filter(pk=run.pk, state__in=waiting).update(
+        state=RunState.QUEUED,
+        pause_reason="",
+        pause_requested=False,
+        budget=new_budget,
+        queued_at=timezone.now(),
+        finished_at=None,
+        failure_reason="",
+        database_retries=0,
     )
     if not queued:
         Run.objects.filter(pk=run.pk, state=RunState.RUNNING).update(
@@ -115,7 +135,7 @@ def resume(user: AbstractBaseUser, run: Run, budget: dict[str, Any] | None = Non
     RunEvent.objects.filter(run=run, kind=RunEventKind.PAUSE, applied_at_step=None).delete()
     record(user, "run.resumed", run, team=run.team, changes={"state": run.state, **change})
     if queued:
-        transaction.on_commit(lambda: workers.send_training(run.pk))
+        transaction.on_commit(lambda: workers.send_training(run.pk), robust=True)
     live.run_changed(run)
     return run
 

@@ -52,7 +52,8 @@ def launch(user: AbstractBaseUser, experiment: Experiment) -> Run:
         budget=experiment.config.get("budget") or {},
     )
     record(user, "run.launched", run, team=experiment.team, changes={"number": run.number})
-    transaction.on_commit(lambda: workers.send_training(run.pk))
+    transaction.on_commit(lambda: workers.send_training(run.pk), robust=True)
+    live.run_changed(run)
     return run
 
 
@@ -81,6 +82,7 @@ def claim(run_id: int, worker: str) -> Run | None:
         return None
     run = Run.objects.select_related("experiment", "team").get(pk=run_id)
     logger.info("run.claimed", extra={"run_id": run_id, "worker": worker, "attempt": run.attempts})
+    live.run_changed(run)
     return run
 
 
@@ -160,6 +162,7 @@ def cancel(user: AbstractBaseUser, run: Run) -> Run:
     Run.objects.filter(pk=run.pk, state=RunState.RUNNING).update(cancel_requested=True)
     run.refresh_from_db()
     record(user, "run.cancel_requested", run, team=run.team, changes={"state": run.state})
+    live.run_changed(run)
     return run
 
 
@@ -175,6 +178,8 @@ def finish(run: Run, state: str, *, log_tail: str, failure_reason: str = "") -> 
         pause_reason="",
     )
     logger.info("run.finished", extra={"run_id": run.pk, "state": state, "applied": bool(done)})
+    if done:
+        changed(run)
     return bool(done)
 
 
@@ -182,11 +187,25 @@ def fail(run: Run, reason: str, *, log_tail: str) -> bool:
     return finish(run, RunState.FAILED, log_tail=log_tail, failure_reason=reason)
 
 
-def requeue(run: Run, *, log_tail: str) -> bool:
-    """Give the run back to the queue (its worker is shutting down); it resumes elsewhere."""
+def requeue(run: Run, *, log_tail: str, database_retry: bool = False) -> bool:
+    """Give the run back to the queue (its worker is shutting down, or its database connection
+    dropped); it resumes from its last checkpoint, here or elsewhere."""
+    retries = {"database_retries": F("database_retries") + 1} if database_retry else {}
     back = Run.objects.filter(held(run)).update(
-        state=RunState.QUEUED, worker="", heartbeat_at=None, log_tail=log_tail
+        state=RunState.QUEUED,
+        worker="",
+        heartbeat_at=None,
+        queued_at=timezone.now(),
+        log_tail=log_tail,
+        **retries,
     )
     if back:
-        transaction.on_commit(lambda: workers.send_training(run.pk))
+        transaction.on_commit(lambda: workers.send_training(run.pk), robust=True)
+        changed(run)
     return bool(back)
+
+
+def changed(run: Run) -> None:
+    """Publish the run's state as the database now has it, to its socket and its team's."""
+    run.refresh_from_db()
+    live.run_changed(run)

@@ -5,7 +5,8 @@ sampler over the pinned versions' train splits, one verifier per family, the hel
 the model from this worker's catalogue), resumes from the run's latest checkpoint, and calls
 ``training.train`` with the database-backed sink, store and control. Whatever happens, the
 run does not stay "running": it succeeds, is cancelled, fails with the reason and its last
-log lines, or (when the worker shuts down) goes back to the queue to resume elsewhere. A run
+log lines, or (when the worker shuts down, or its database connection drops) goes back to the
+queue to resume from its last checkpoint, as when its worker dies. A run
 that succeeds with an evaluation suite in its configuration has its final checkpoint queued
 for evaluation on that suite.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from rest_framework.exceptions import ValidationError
 
 from crucible.accounts.models import Team
@@ -57,6 +59,8 @@ def run_job(run_id: int, worker: str) -> None:
     with RunLog(run) as log, workers.keep_alive(run.pk):
         try:
             state = attempt(run, log)
+        except (InterfaceError, OperationalError) as exc:
+            retry_or_fail(run, exc, log)
         except SoftTimeLimitExceeded:
             why = f"the run reached its time limit of {settings.RUN_TIME_LIMIT_SECONDS} s"
             logger.error("run.time_limit", extra={"run_id": run.pk})
@@ -75,6 +79,21 @@ def run_job(run_id: int, worker: str) -> None:
             elif state is not None and runs.finish(run, state, log_tail=log.tail()):
                 if state == RunState.SUCCEEDED:
                     suites.evaluate_finished_run(run)
+
+
+def retry_or_fail(run: Run, exc: DatabaseError, log: RunLog) -> None:
+    """A transient database error (a dropped connection, a restarting server): the run goes
+    back to the queue to resume from its last checkpoint, at most ``RUN_DATABASE_RETRIES``
+    times, so a database that stays broken still ends the run."""
+    # The broken connection would fail every later query of this worker: open a new one.
+    with contextlib.suppress(DatabaseError):
+        connection.close()
+    if run.database_retries >= settings.RUN_DATABASE_RETRIES:
+        logger.exception("run %s failed: database error after %d retries", run.pk, run.database_retries)
+        runs.fail(run, failure_reason(exc), log_tail=log.tail())
+        return
+    logger.warning("run %s handed back after a database error: %s", run.pk, exc)
+    runs.requeue(run, log_tail=log.tail(), database_retry=True)
 
 
 OUT_OF_MEMORY_ADVICE = (

@@ -4,7 +4,14 @@ Every Celery worker process starts a ``Heartbeat`` thread when it is ready (see
 ``experiments.signals``). Every ``WORKER_HEARTBEAT_SECONDS`` it upserts the worker's row (its
 queues, the models of the catalogue, its devices) and reaps runs whose heartbeat went silent
 for ``RUN_STALE_SECONDS``: their worker died (kill -9, a lost node), so they go back to the
-queue and ``run_training`` is sent again, to resume from their last checkpoint.
+queue and ``run_training`` is sent again, to resume from their last checkpoint. It also sends
+again every run queued for ``RUN_QUEUED_RESEND_SECONDS`` that no worker took: a broker that
+restarted without persistence (or a send that failed after the launch committed) lost its
+message, and nothing else would ever start it. A duplicate message is harmless: the claim is a
+conditional update, so the second one finds the run taken and is dropped.
+
+A worker whose heartbeat stopped without saying it stopped (killed, or dead after a broker
+outage) is listed as gone (``is_gone``), and its runs are reaped as above.
 
 A run's own heartbeat is kept by ``keep_alive`` around the training job, in the process that
 trains it, so a long step never looks like a dead worker and a dead one always does.
@@ -31,6 +38,8 @@ from django.utils import timezone
 
 from experiments import catalogue, memory
 from experiments.models import Run, RunState, Worker
+
+from . import live
 
 logger = logging.getLogger(__name__)
 NVIDIA_SMI_TIMEOUT_S = 10
@@ -133,6 +142,18 @@ def stale_before(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) - timedelta(seconds=settings.RUN_STALE_SECONDS)
 
 
+RUNNING, STOPPED, GONE = "running", "stopped", "gone"
+STATUSES = (RUNNING, STOPPED, GONE)
+
+
+def status(worker: Worker, stale: datetime | None = None) -> str:
+    """Running; stopped (it said so as it shut down); gone (its heartbeat stopped without a
+    word: killed, or dead after a broker outage), against the cutoff ``stale``."""
+    if worker.stopped_at is not None:
+        return STOPPED
+    return RUNNING if worker.heartbeat_at >= (stale or stale_before()) else GONE
+
+
 def running_workers(queue: str | None = None) -> list[Worker]:
     """Workers with a fresh heartbeat that have not said they stopped."""
     workers = Worker.objects.filter(stopped_at=None, heartbeat_at__gte=stale_before())
@@ -186,6 +207,33 @@ def stale_runs(now: datetime | None = None) -> QuerySet[Run]:
     )
 
 
+def reap(now: datetime | None = None) -> None:
+    """What every worker's heartbeat does after beating: requeue the stale runs, resend the
+    forgotten queued ones."""
+    reap_stale_runs(now)
+    resend_queued_runs(now)
+
+
+def forgotten_runs(now: datetime | None = None) -> QuerySet[Run]:
+    """Queued runs last sent longer than ``RUN_QUEUED_RESEND_SECONDS`` ago."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
+    return Run.objects.filter(state=RunState.QUEUED, queued_at__lt=cutoff)
+
+
+def resend_queued_runs(now: datetime | None = None) -> list[int]:
+    """Send ``run_training`` again for every forgotten queued run; the ids sent.
+
+    Each is taken by a conditional update that repeats the test and moves ``queued_at`` on, so
+    of two reapers only one sends it, once per period."""
+    sent = []
+    for run_id in forgotten_runs(now).values_list("id", flat=True):
+        if forgotten_runs(now).filter(pk=run_id).update(queued_at=timezone.now()):
+            logger.warning("run.resent", extra={"run_id": run_id})
+            transaction.on_commit(lambda run_id=run_id: send_training(run_id), robust=True)
+            sent.append(run_id)
+    return sent
+
+
 def reap_stale_runs(now: datetime | None = None) -> list[int]:
     """Queue again every stale run (cancel one whose cancel was asked, pause one whose pause
     was); the ids requeued.
@@ -203,20 +251,30 @@ def reap_stale_runs(now: datetime | None = None) -> list[int]:
 def _requeue(run: Run, now: datetime | None) -> bool:
     still_stale = stale_runs(now).filter(pk=run.pk)
     if run.cancel_requested:
-        still_stale.update(state=RunState.CANCELLED, finished_at=timezone.now(), worker="")
+        if still_stale.update(state=RunState.CANCELLED, finished_at=timezone.now(), worker=""):
+            _published(run.pk)
         logger.info("run.cancelled_after_worker_loss", extra={"run_id": run.pk})
         return False
     if run.pause_requested:  # it resumes, when asked, from its last checkpoint
-        still_stale.update(
+        if still_stale.update(
             state=RunState.PAUSED, pause_requested=False, worker="", heartbeat_at=None
-        )
+        ):
+            _published(run.pk)
         logger.info("run.paused_after_worker_loss", extra={"run_id": run.pk})
         return False
-    if not still_stale.update(state=RunState.QUEUED, worker="", heartbeat_at=None):
+    queued = still_stale.update(
+        state=RunState.QUEUED, worker="", heartbeat_at=None, queued_at=timezone.now()
+    )
+    if not queued:
         return False
     logger.warning("run.requeued", extra={"run_id": run.pk, "lost_worker": run.worker})
-    transaction.on_commit(lambda: send_training(run.pk))
+    transaction.on_commit(lambda: send_training(run.pk), robust=True)
+    _published(run.pk)
     return True
+
+
+def _published(run_id: int) -> None:
+    live.run_changed(Run.objects.get(pk=run_id))
 
 
 def send_training(run_id: int) -> None:
@@ -253,7 +311,7 @@ class Heartbeat(threading.Thread):
         close_old_connections()  # a connection the database dropped is replaced, not reused
         try:
             beat(self.worker_name, self.queues, self.started_at)
-            reap_stale_runs()
+            reap()
         except DatabaseError as exc:
             # A database that is briefly away (or not migrated yet) must not stop the worker.
             if not self._failing:
