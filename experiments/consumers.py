@@ -5,15 +5,22 @@ Protocol (server to client):
 - ``{"type": "hello", ...}``: the connection is accepted (see ``AuthenticatedConsumer``).
 - ``{"type": "history", "seq", "keys", "points": {key: {step, value, wall_time, tokens,
   total}}, "run"}``: everything so far, downsampled per key; it replaces what the client holds.
-- ``{"type": "points", "prev", "seq", "points": {key: {step, value, wall_time, tokens}}}``:
-  the points written after ``prev`` up to ``seq``; a point whose key and step the client
-  already holds replaces it. Frames follow each other without gaps (each ``prev`` is the
-  previous frame's ``seq``) and come at most every ``FRAME_INTERVAL_S``.
+- ``{"type": "points", "prev", "seq", "points": {key: {step, value, wall_time, tokens}},
+  "replaced"?: {key: [step]}}``: the points written after ``prev`` up to ``seq``. A point's
+  identity is its key and step: one the client already holds replaces it in place (never a
+  second point at that step). ``replaced``, when present, names the steps whose value changed
+  a point stored before (a recomputed step with another value); a point re-sent with its
+  stored value is not sent at all. Frames follow each other without gaps (each ``prev`` is
+  the previous frame's ``seq``) and come at most every ``FRAME_INTERVAL_S``.
 - ``{"type": "run", "run": {id, state, step, max_steps, failure_reason, pause_requested,
   pause_reason, worker_seconds, generated_tokens, judge_tokens, cost}}``: the run changed.
 - ``{"type": "events", "version"}``: the run's events (pauses, resumes, curriculum changes)
   changed; read them at ``GET /api/v1/runs/<id>/events/``.
 - ``{"type": "paused", "seq"}``: acknowledges a pause.
+
+After a channel-layer outage (Redis down or restarted) the socket stays open: once the layer
+is back it sends the points it missed (a points or history frame), the run and its events
+version, then live frames again.
 
 Client to server: ``{"type": "pause"}`` (the tab is hidden: nothing more is sent until it
 resumes); ``{"type": "resume", "since": seq}`` (a points frame with what came after ``seq``,
@@ -102,6 +109,16 @@ class RunMetricsConsumer(AuthenticatedConsumer):
             live.RunHub.leave(self.run_id, self.take)
             self.following = False
 
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # A consumer that ends without ``disconnect`` (an error) must not stay in the hub,
+            # which would keep handing frames to a socket that is gone.
+            if getattr(self, "following", False):
+                live.RunHub.leave(self.run_id, self.take)
+                self.following = False
+
     async def disconnect(self, code: int) -> None:
         await self.follow(False)
         if getattr(self, "flusher", None) is not None:
@@ -150,6 +167,18 @@ class RunMetricsConsumer(AuthenticatedConsumer):
             asyncio.ensure_future(self.run_event(event))
         elif kind == "events":
             asyncio.ensure_future(self.send_json(event))
+        elif kind == "resync" and not self.paused:
+            asyncio.ensure_future(self.resync())
+
+    async def resync(self) -> None:
+        """Frames may have been lost (the channel layer was down): re-read from the database
+        what came after the last frame sent, then the run and its events as they are now."""
+        async with self.lock:
+            await self.flush()
+            await self.catch_up(self.seq)
+        await self.send_json(await database_sync_to_async(live.run_frame)(self.run_id))
+        version = await database_sync_to_async(live.events_version)(self.run_id)
+        await self.send_json({"type": "events", "version": list(version)})
 
     async def run_event(self, event: dict[str, Any]) -> None:
         await self.send_json(event)
@@ -190,8 +219,18 @@ class RunMetricsConsumer(AuthenticatedConsumer):
             await self.send(text_data=chained[0][1])
             self.seq = seq
         elif chained:
-            merged = live.merge_columns(frame["points"] for frame, _ in chained)
-            await self.send_json(live.points_frame(self.seq, seq, merged))
+            merged = live.points_frame(
+                self.seq, seq, live.merge_columns(frame["points"] for frame, _ in chained)
+            )
+            replaced = live.replaced_steps(
+                (key, step)
+                for frame, _ in chained
+                for key, steps in frame.get("replaced", {}).items()
+                for step in steps
+            )
+            if replaced:
+                merged["replaced"] = replaced
+            await self.send_json(merged)
             self.seq = seq
         else:
             return

@@ -1,11 +1,19 @@
 """Websocket consumers: transport only. Access is checked on connect and again whenever the
 user's memberships, tokens or sessions change (or the socket's token expires); events are
 forwarded.
+
+A socket outlives a channel-layer outage (Redis down or restarted): instead of the consumer
+ending with 1011 on the failed read, it waits for the layer to come back, joins its groups
+again (a restarted Redis has forgotten them) and handles ``layer.reconnected``, which
+re-checks access (changes published during the outage were lost) and lets a subclass catch
+up on what it missed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -22,11 +30,62 @@ CLOSE_FORBIDDEN = 4403
 
 # The control message a socket sends itself when its token's expiry comes.
 ACCESS_CHANGED = {"type": "access.changed"}
+# What a socket hands itself once the channel layer answers again after failing.
+LAYER_RECONNECTED = {"type": "layer.reconnected"}
+# Waits between tries while the channel layer is down: short at first, so a restarted Redis
+# is used again within a fraction of a second, then no more often than this.
+LAYER_RETRY_FIRST_S = 0.1
+LAYER_RETRY_MAX_S = 2.0
+
+logger = logging.getLogger(__name__)
+
+
+async def wait_for_layer(attempt: Callable[[], Awaitable[None]]) -> None:
+    """Run ``attempt`` until it succeeds, waiting longer between failures (up to a limit)."""
+    delay_s = LAYER_RETRY_FIRST_S
+    while True:
+        await asyncio.sleep(delay_s)
+        try:
+            await attempt()
+            return
+        except Exception:  # noqa: BLE001 - any failure of the layer is waited out
+            delay_s = min(delay_s * 2, LAYER_RETRY_MAX_S)
 
 
 class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
     groups_joined: list[str]
     expiry_watch: asyncio.Task | None = None
+    _layer_receive: Callable[[], Awaitable[dict[str, Any]]]
+
+    # Channels sets ``channel_receive`` to the layer's receive for this socket's channel and
+    # reads from it for as long as the socket lives; a failed read would end the consumer.
+    # The property hands it the read below instead, which waits out the failure.
+    @property
+    def channel_receive(self) -> Callable[[], Awaitable[dict[str, Any]]]:
+        return self.receive_from_layer
+
+    @channel_receive.setter
+    def channel_receive(self, receive: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        self._layer_receive = receive
+
+    async def receive_from_layer(self) -> dict[str, Any]:
+        try:
+            return await self._layer_receive()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the layer's failure must not end the socket
+            logger.warning(
+                "socket.layer_unavailable",
+                extra={"channel": self.channel_name, "error": f"{type(exc).__name__}: {exc}"},
+            )
+        groups = list(getattr(self, "groups_joined", []))
+
+        async def rejoin() -> None:
+            for group in groups:
+                await self.channel_layer.group_add(group, self.channel_name)
+
+        await wait_for_layer(rejoin)
+        return dict(LAYER_RECONNECTED)
 
     async def connect(self) -> None:
         self.groups_joined = []
@@ -90,6 +149,11 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
         if lost or gained:
             # "teams.*" lets the page refresh its list of teams.
             await self.send_json({"type": "teams.changed", "groups": groups})
+
+    async def layer_reconnected(self, message: dict[str, Any]) -> None:
+        """Handler for ``layer.reconnected``: what was published during the outage is lost,
+        access changes included, so access is checked again."""
+        await self.access_changed(message)
 
     async def still_signed_in(self) -> bool:
         """A socket opened with the session cookie lasts as long as that session: logging

@@ -14,6 +14,11 @@ Two ways frames reach a web process, chosen from the channel layer:
 - follow (the in-memory layer, the embedded default): the worker is another process that
   the in-memory layer cannot reach, so each web process follows new rows of the runs its
   sockets watch, one reader per run, only while the run has viewers.
+
+A hub outlives a channel-layer outage: while Redis is down it tries again to join the run's
+group, and once it is back it hands its sockets a ``resync`` (what was published meanwhile
+is lost), on which each re-reads what it missed from the database. A hub whose task has
+ended anyway is replaced by the next socket that joins.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from django.conf import settings
 from django.db import transaction
 
 from crucible.accounts.services import live_team_ids
+from crucible.realtime.consumers import wait_for_layer
 from crucible.realtime.publish import publish, publish_to_team
 from experiments.models import MetricPoint, Run, RunEvent
 
@@ -46,6 +52,11 @@ CATCH_UP_MAX_POINTS = 20_000
 FOLLOW_MAX_ROWS = 5_000
 # Points per key in a history frame unless the socket asks otherwise.
 HISTORY_MAX_POINTS = 2_000
+# How long a joining socket waits for its hub to join the run's group; past it (the layer is
+# down) the socket goes on with what the database has and is sent a resync once it is back.
+HUB_READY_WAIT_S = 2.0
+# What a hub hands its sockets when frames may have been lost: re-read from the database.
+RESYNC = {"type": "resync"}
 
 Columns = dict[str, dict[str, list[Any]]]
 
@@ -64,13 +75,23 @@ def pushes() -> bool:
 # --- publishing (called by writers) ---------------------------------------------------------
 
 
-def points_written(run_id: int, prev: int, seq: int, rows: Sequence[MetricPoint]) -> None:
-    """Publish a write once its transaction commits (push mode; a no-op when following)."""
+def points_written(
+    run_id: int,
+    prev: int,
+    seq: int,
+    rows: Sequence[MetricPoint],
+    replaced: Sequence[tuple[str, int]] = (),
+) -> None:
+    """Publish a write once its transaction commits (push mode; a no-op when following).
+
+    ``replaced``: the (key, step) of the rows that replace a point stored before."""
     if not pushes():
         return
     frame = points_frame(
         prev, seq, columns((r.key, r.step, r.value, r.wall_time, r.tokens) for r in rows)
     )
+    if replaced:
+        frame["replaced"] = replaced_steps(replaced)
     transaction.on_commit(lambda: publish(run_group(run_id), frame), robust=True)
 
 
@@ -110,6 +131,14 @@ def run_frame(run_id: int) -> dict[str, Any]:
 
 def points_frame(prev: int, seq: int, points: Columns) -> dict[str, Any]:
     return {"type": "points", "prev": prev, "seq": seq, "points": points}
+
+
+def replaced_steps(pairs: Iterable[tuple[str, int]]) -> dict[str, list[int]]:
+    """``(key, step)`` pairs as ``{key: [steps ascending]}``, as a points frame names them."""
+    by_key: dict[str, set[int]] = {}
+    for key, step in pairs:
+        by_key.setdefault(key, set()).add(step)
+    return {key: sorted(steps) for key, steps in by_key.items()}
 
 
 def run_summary(run: Run) -> dict[str, Any]:
@@ -230,25 +259,30 @@ class RunHub:
         self.seq: int | None = None
         self.summary: dict[str, Any] | None = None
         self.events: tuple[int, int, int] | None = None
+        # push mode: frames may have been lost since a socket joined (hand out a resync)
+        self.missed = False
 
     @classmethod
     async def join(cls, run_id: int, deliver: Deliver) -> None:
         """Hand the run's frames to ``deliver`` from now on: once this returns, no frame of a
-        write committed later can miss it."""
+        write committed later can miss it, or ``deliver`` is handed a resync when the hub
+        could not receive (the channel layer is down) and once it can again."""
         key = (id(asyncio.get_running_loop()), run_id)
         hub = cls.hubs.get(key)
-        if hub is None:
+        if hub is None or hub.task.done():
+            # A hub whose task ended (it should not) would hand nothing to its sockets again.
+            if hub is not None:
+                hub.sockets.clear()
             hub = cls.hubs[key] = cls(run_id)
             hub.task = asyncio.ensure_future(hub.listen() if pushes() else hub.follow())
         hub.sockets.append(deliver)
         if hub.ready.is_set():
             return
         waiter = asyncio.ensure_future(hub.ready.wait())
-        await asyncio.wait([waiter, hub.task], return_when=asyncio.FIRST_COMPLETED)
-        if not hub.ready.is_set():  # the hub failed before it could receive anything
+        done, _ = await asyncio.wait([waiter], timeout=HUB_READY_WAIT_S)
+        if not done:
             waiter.cancel()
-            cls.leave(run_id, deliver)
-            hub.task.result()  # raises its error: the socket closes and its client reconnects
+            hub.missed = True
 
     @classmethod
     def leave(cls, run_id: int, deliver: Deliver) -> None:
@@ -268,19 +302,40 @@ class RunHub:
             deliver(event, text)
 
     async def listen(self) -> None:
-        """Push mode: this process's one member of the run's group."""
+        """Push mode: this process's one member of the run's group, through layer outages."""
         layer = get_channel_layer()
         group = run_group(self.run_id)
         channel = await layer.new_channel()
-        await layer.group_add(group, channel)
-        self.ready.set()
+
+        async def subscribe() -> None:
+            await layer.group_add(group, channel)
+
         try:
+            try:
+                await subscribe()
+            except Exception:  # noqa: BLE001 - waited out below
+                logger.warning("live.layer_unavailable", extra={"run_id": self.run_id})
+                self.missed = True
+                await wait_for_layer(subscribe)
             while True:
-                message = await layer.receive(channel)
+                self.ready.set()
+                if self.missed:
+                    self.missed = False
+                    self.hand_out(dict(RESYNC))
+                try:
+                    message = await layer.receive(channel)
+                except Exception:  # noqa: BLE001 - Redis down or restarted: rejoin when back
+                    logger.warning("live.layer_unavailable", extra={"run_id": self.run_id})
+                    self.missed = True
+                    await wait_for_layer(subscribe)
+                    continue
                 if message.get("type") == "event.message":
                     self.hand_out(message["event"])
         finally:
-            await asyncio.shield(layer.group_discard(group, channel))
+            try:
+                await asyncio.shield(layer.group_discard(group, channel))
+            except Exception:  # noqa: BLE001 - a layer that is down forgets the group itself
+                logger.warning("live.group_discard_failed", extra={"run_id": self.run_id})
 
     async def follow(self) -> None:
         """Follow mode: look for the run's new rows (and state) while it has viewers here."""
