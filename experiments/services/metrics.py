@@ -3,8 +3,11 @@
 A point's identity is (run, key, step): a re-sent batch overwrites instead of duplicating,
 and points may arrive in any order. NaN and infinities are stored as NULL.
 
-Every write gives its points fresh ids, so a point's id is the run's sequence number for
-live viewers: "everything after seq" is ``id > seq``, a rewritten point included. Writes to
+A point's id is the run's sequence number for live viewers: "everything after seq" is
+``id > seq``. A point already stored with the same value and tokens (a retried batch, steps
+a resumed run recomputes from its checkpoint) is left as it is, under its old id, so no
+reader of the socket or of ``?since=`` receives it twice. A point that changes a stored
+one replaces it under a fresh id, and its live frame names it as a replacement. Writes to
 one run are serialized (a lock on the run's row), so within a run ids become visible in
 order and nothing below a seen id can appear later.
 """
@@ -50,6 +53,7 @@ class RunFinished(Exception):
 @dataclass(frozen=True)
 class Written:
     count: int
+    """Points stored anew (new or changed); those already stored as they are do not count."""
     prev_seq: int
     """The run's last sequence number before this write."""
     seq: int
@@ -102,7 +106,8 @@ def ingest(run: Run, items: list[Any]) -> IngestResult:
         else {"index": i, "status": "accepted", "errors": []}
         for i in range(len(items))
     ]
-    return IngestResult(written.count, len(checked.refused), written.seq, results)
+    # A point already stored as it is was accepted all the same: the write is idempotent.
+    return IngestResult(len(checked.points), len(checked.refused), written.seq, results)
 
 
 def _error(problem: Problem) -> dict[str, Any]:
@@ -112,17 +117,22 @@ def _error(problem: Problem) -> dict[str, Any]:
 def write_points(run: Run, points: Sequence[Point], *, refuse_finished: bool = False) -> Written:
     """Upsert ``points`` in one transaction and, once it commits, tell the run's viewers.
 
-    A point of the same (key, step) as a stored one replaces it under a new id. With
-    ``refuse_finished``, a run that has finished raises ``RunFinished`` and nothing is written.
+    A point of the same (key, step) as a stored one replaces it under a new id, unless its
+    value and tokens are the ones stored: then it is left out. With ``refuse_finished``, a
+    run that has finished raises ``RunFinished`` and nothing is written.
     """
     with transaction.atomic():
         state = _lock(run)
         if refuse_finished and state in FINISHED_STATES:
             raise RunFinished(run.pk, state)
         prev = last_seq(run.pk)
-        if not points:
+        stored = _stored(run.pk, points) if points else {}
+        fresh = [p for p in points if _changes(stored.get((p.key, p.step)), p)]
+        if not fresh:
             return Written(0, prev, prev)
-        _delete_overwritten(run.pk, points)
+        replaced = [(p.key, p.step) for p in fresh if (p.key, p.step) in stored]
+        if replaced:
+            MetricPoint.objects.filter(id__in=[stored[k][0] for k in replaced]).delete()
         rows = MetricPoint.objects.bulk_create(
             [
                 MetricPoint(
@@ -133,11 +143,11 @@ def write_points(run: Run, points: Sequence[Point], *, refuse_finished: bool = F
                     wall_time=p.wall_time,
                     tokens=p.tokens,
                 )
-                for p in points
+                for p in fresh
             ]
         )
         seq = max(row.id for row in rows)
-        live.points_written(run.pk, prev, seq, rows)
+        live.points_written(run.pk, prev, seq, rows, replaced)
     return Written(len(rows), prev, seq)
 
 
@@ -155,9 +165,23 @@ def _lock(run: Run) -> str:
     return state
 
 
-def _delete_overwritten(run_id: int, points: Sequence[Point]) -> None:
+Stored = tuple[int, float | None, int | None]
+"""A stored point's id, value and tokens."""
+
+
+def _stored(run_id: int, points: Sequence[Point]) -> dict[tuple[str, int], Stored]:
+    """The stored points of the run at the batch's (key, step) pairs."""
     steps_by_key: dict[str, list[int]] = {}
     for p in points:
         steps_by_key.setdefault(p.key, []).append(p.step)
     clauses = [Q(key=key, step__in=steps) for key, steps in steps_by_key.items()]
-    MetricPoint.objects.filter(reduce(or_, clauses), run_id=run_id).delete()
+    rows = MetricPoint.objects.filter(reduce(or_, clauses), run_id=run_id).values_list(
+        "id", "key", "step", "value", "tokens"
+    )
+    return {(key, step): (id_, value, tokens) for id_, key, step, value, tokens in rows}
+
+
+def _changes(stored: Stored | None, point: Point) -> bool:
+    # The wall time is when the point was computed, not what it is: a recomputed step with
+    # the same value is the same point.
+    return stored is None or (stored[1], stored[2]) != (point.value, point.tokens)

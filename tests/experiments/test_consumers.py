@@ -209,6 +209,24 @@ async def test_it_sends_a_rewritten_point_again(owner, team, push_mode, fast_fra
     await communicator.disconnect()
 
 
+async def test_it_does_not_send_a_resent_point_again_and_marks_a_replaced_one(
+    owner, team, push_mode, fast_frames
+):
+    run, secret = await setup_run(owner, team)
+    await write(run, batch("kl", range(3)))
+    communicator, history = await watch(run, secret)
+    held = Held(history)
+    await write(run, batch("kl", range(3)))  # a resent batch, values unchanged
+    last = await write(run, [*batch("kl", [1], value=9.0), *batch("kl", [3])])
+    frame = await communicator.receive_json_from(timeout=5)
+    held.take(frame)
+    assert held.seq == last.seq
+    assert frame["points"]["kl"]["step"] == [1, 3] and frame["replaced"] == {"kl": [1]}
+    assert held.points == await stored(run)
+    assert await communicator.receive_nothing(timeout=0.5)
+    await communicator.disconnect()
+
+
 async def test_it_pauses_and_resumes_from_the_clients_sequence_number(
     owner, team, push_mode, fast_frames
 ):

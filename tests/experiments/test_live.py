@@ -80,6 +80,20 @@ def test_it_publishes_a_write_to_the_runs_group_once_it_commits(team, layer):
     }
 
 
+def test_it_publishes_only_changed_points_and_names_the_replacements(team, layer):
+    run = make_run(team)
+    first = metrics.write_points(run, batch(range(3)))
+    listener = Listener(layer, live.run_group(run.pk))
+    # Steps 0 and 2 again as stored, step 1 with another value, step 3 new.
+    written = metrics.write_points(run, [*batch([0, 2, 3]), Point("kl", 1, 9.0, 2000.0, None)])
+    event = listener.next()["event"]
+    assert (event["prev"], event["seq"]) == (first.seq, written.seq)
+    assert event["points"]["kl"]["step"] == [1, 3] and event["points"]["kl"]["value"][0] == 9.0
+    assert event["replaced"] == {"kl": [1]}
+    metrics.write_points(run, batch([0, 2, 3]))  # a retried batch: nothing changes
+    assert listener.nothing()
+
+
 def test_it_publishes_nothing_for_a_write_that_rolls_back(team, layer):
     run = make_run(team)
     listener = Listener(layer, live.run_group(run.pk))

@@ -38,6 +38,20 @@ def test_it_overwrites_a_resent_point_under_a_new_sequence_number(team):
     assert after.seq == again.seq
 
 
+def test_it_leaves_a_point_resent_with_its_stored_value_under_its_old_sequence_number(team):
+    run = make_run(team)
+    first = metrics.write_points(run, points("kl", range(31, 36)))
+    # A resumed run recomputes 31-35 from its checkpoint (same values, later), then goes on.
+    resumed = metrics.write_points(run, points("kl", range(31, 37), wall_time=500.0))
+    assert (resumed.count, resumed.prev_seq) == (1, first.seq)
+    assert metric_queries.read_series(run.pk, since=first.seq).series["kl"].step == [36]
+    retried = metrics.write_points(run, points("kl", range(31, 37), wall_time=900.0))
+    assert (retried.count, retried.seq) == (0, resumed.seq)
+    assert MetricPoint.objects.filter(run=run).count() == 6
+    # What was stored first stays, wall time included.
+    assert MetricPoint.objects.get(run=run, step=31).wall_time == 100.0
+
+
 def test_it_accepts_steps_out_of_order(team):
     run = make_run(team)
     metrics.write_points(run, points("kl", [5, 9]))

@@ -181,10 +181,18 @@ def test_it_downsamples_long_series_and_keeps_full_resolution_on_request(api, ru
 
 def test_it_answers_what_came_after_a_sequence_number(api, run):
     seq = write(run, "kl", range(3))
-    later = write(run, "kl", [3, 1])
+    later = write(run, "kl", [3, 1], value=lambda s: s + 0.5)
     body = api.get(url(run), {"since": seq}).json()
     assert body["seq"] == later and body["points"]["kl"]["step"] == [1, 3]
     assert api.get(url(run), {"since": later}).json()["points"] == {}
+
+
+def test_it_does_not_answer_a_resent_batch_again_after_its_sequence_number(api, run):
+    batch = [{"key": "kl", "step": s, "value": s / 2} for s in range(3)]
+    first = post(api, run, batch).json()
+    resent = post(api, run, batch).json()
+    assert (resent["accepted"], resent["seq"]) == (3, first["seq"])
+    assert api.get(url(run), {"since": first["seq"]}).json()["points"] == {}
 
 
 def test_it_names_the_bad_query_parameter(api, run):

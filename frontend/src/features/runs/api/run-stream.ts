@@ -10,10 +10,13 @@ import type { Columns } from "../lib/metric-series";
  * `history`: everything so far (downsampled): it replaces what the page holds.
  * `points`: what was written after `prev` up to `seq`; frames chain (each `prev` is the
  * previous frame's `seq`), so a `prev` past the page's cursor means something was missed.
+ * A point is identified by its key and step: one the page holds is replaced in place
+ * (`mergeColumns`). `replaced` names the steps whose stored value changed (a step recomputed
+ * after a resume with another value); a point re-sent with its stored value is never sent.
  */
 export type MetricsFrame =
   | { type: "history"; seq: number; points: Columns; keys?: string[] }
-  | { type: "points"; prev: number; seq: number; points: Columns };
+  | { type: "points"; prev: number; seq: number; points: Columns; replaced?: Record<string, number[]> };
 
 export type RunFrame = {
   type: "run";
