@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crucible.realtime.protocol import SOCKET_PROTOCOL
+
 from .env import (
     database_from_url,
     env_bool,
@@ -188,7 +190,7 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Crucible API",
-    "DESCRIPTION": "Task families, verifiers, curricula and RL experiments.",
+    "DESCRIPTION": "Task families, verifiers, curricula and RL experiments.\n" + SOCKET_PROTOCOL,
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,

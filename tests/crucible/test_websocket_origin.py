@@ -110,3 +110,10 @@ async def test_it_ignores_a_session_cookie_without_an_origin(owner):
     assert (await browser.connect(timeout=5))[0]
     assert (await browser.receive_json_from(timeout=5))["type"] == "hello"
     await browser.disconnect()
+
+
+def test_it_documents_the_socket_protocol_in_the_api_schema():
+    schema = Client().get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    description = schema["info"]["description"]
+    for term in ("4401", "4403", "Origin", "?since=", "replaced", "resume", "history"):
+        assert term in description, term
