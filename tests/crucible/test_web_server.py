@@ -131,12 +131,19 @@ def attack(server: WebServer, head: bytes, body: Iterable[bytes]) -> Attack:
     return result
 
 
-def request_head(path: str, content_type: bytes, length: int | None) -> bytes:
+def request_head(
+    path: str, content_type: bytes, length: int | None, extra: tuple[bytes, ...] = ()
+) -> bytes:
     framing = b"Transfer-Encoding: chunked" if length is None else b"Content-Length: %d" % length
-    return (
-        b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: %s\r\n%s\r\n\r\n"
-        % (path.encode(), content_type, framing)
-    )
+    lines = [
+        b"POST %s HTTP/1.1" % path.encode(),
+        b"Host: 127.0.0.1",
+        b"Connection: close",  # the server hangs up after answering: the reader sees the end
+        b"Content-Type: " + content_type,
+        framing,
+        *extra,
+    ]
+    return b"\r\n".join(lines) + b"\r\n\r\n"
 
 
 def multipart_body(size: int) -> Iterator[bytes]:
@@ -191,8 +198,13 @@ def test_it_refuses_900k_form_fields_to_the_login_endpoint_without_stalling(serv
 
 
 def test_it_answers_a_multipart_body_without_parts_in_the_api_error_shape(server):
+    # As the app's login page sends it: with the CSRF cookie the page set, and its token.
+    with urllib.request.urlopen(f"{server.url}/login", timeout=30) as page:
+        cookie = page.headers["Set-Cookie"].split(";", 1)[0]
+    token = cookie.split("=", 1)[1].encode()
+    csrf = (b"Cookie: " + cookie.encode(), b"X-CSRFToken: " + token)
     body = b"--%s--\r\n" % BOUNDARY
-    sent = attack(server, request_head("/api/v1/auth/login/", MULTIPART, len(body)), [body])
+    sent = attack(server, request_head("/api/v1/auth/login/", MULTIPART, len(body), csrf), [body])
     assert sent.status == 400
     assert {e["field"] for e in sent.body["errors"]} == {"username", "password"}
 
