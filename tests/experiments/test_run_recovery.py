@@ -6,7 +6,8 @@ whose after-commit work fails (broker unreachable) still answers 202, and the re
 the run again; a broker that restarts without persistence loses the queued message and the
 reaper sends it again; terminated database connections give the run back to the queue to
 resume from its last checkpoint (or, past the retries, fail it, and a resume continues it);
-a broker outage under a running task leaves the worker alive and the run finished.
+a broker outage under a running task leaves the worker alive (on the solo pool, and on the
+prefork pool of production, where Celery's own consumer exited) and the run finished.
 """
 
 from __future__ import annotations
@@ -285,12 +286,13 @@ def test_it_resumes_a_run_that_failed_on_the_database_from_its_checkpoint(
     assert all(steps[key] == list(range(1, max_steps + 1)) for key in EVERY_STEP), steps
 
 
+@pytest.mark.parametrize("concurrency", [1, 2], ids=["solo", "prefork"])
 def test_it_keeps_the_worker_and_the_run_through_a_broker_outage(
-    api, owner, team, private_redis, worker_env
+    api, owner, team, private_redis, worker_env, concurrency
 ):
     max_steps = 12
     env = {**worker_env, "REDIS_URL": private_redis.url, "RUN_QUEUED_RESEND_SECONDS": "3"}
-    with celery_worker(env, queues="gpu") as process:
+    with celery_worker(env, queues="gpu", concurrency=concurrency) as process:
         lines = drained(process)
         wait_for_heartbeat(process, lines)
         run_id = launch(api, owner, team, max_steps=max_steps, checkpoint_every=3)
