@@ -225,3 +225,40 @@ def test_it_keeps_beating_through_database_errors(models_dir, monkeypatch, caplo
         heartbeat.stop()
     failures = [r for r in caplog.records if r.getMessage() == "worker.heartbeat_failed"]
     assert len(failures) == 1  # logged once per outage, not once per beat
+
+
+def test_it_sends_again_a_run_queued_too_long_once_per_period(
+    run, settings, gpu_queue, django_capture_on_commit_callbacks
+):
+    settings.RUN_QUEUED_RESEND_SECONDS = 300
+    Run.objects.filter(pk=run.pk).update(queued_at=timezone.now() - timedelta(seconds=60))
+    assert workers.resend_queued_runs() == []
+
+    Run.objects.filter(pk=run.pk).update(queued_at=timezone.now() - timedelta(seconds=301))
+    forgotten = list(workers.forgotten_runs().values_list("id", flat=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert workers.resend_queued_runs() == [run.pk]
+        # A second reaper that listed the run before the first sent it finds nothing to do.
+        assert workers.resend_queued_runs() == [] and forgotten == [run.pk]
+    [message] = gpu_queue()
+    assert message["headers"]["argsrepr"] == f"[{run.pk}]"
+    run.refresh_from_db()
+    assert run.state == RunState.QUEUED and timezone.now() - run.queued_at < timedelta(seconds=5)
+
+
+def test_it_leaves_running_paused_and_finished_runs_to_their_owners(run, settings, gpu_queue):
+    settings.RUN_QUEUED_RESEND_SECONDS = 300
+    long_ago = timezone.now() - timedelta(hours=1)
+    for state in (RunState.RUNNING, RunState.PAUSED, RunState.SUCCEEDED, RunState.CANCELLED):
+        Run.objects.filter(pk=run.pk).update(state=state, queued_at=long_ago)
+        assert workers.resend_queued_runs() == [], state
+    assert gpu_queue() == []
+
+
+def test_it_tells_running_stopped_and_gone_workers_apart(settings):
+    settings.RUN_STALE_SECONDS = 30
+    now = timezone.now()
+    alive = Worker(name="a", heartbeat_at=now - timedelta(seconds=5))
+    silent = Worker(name="b", heartbeat_at=now - timedelta(seconds=31))
+    stopped = Worker(name="c", heartbeat_at=now, stopped_at=now)
+    assert [workers.status(w) for w in (alive, silent, stopped)] == ["running", "gone", "stopped"]
