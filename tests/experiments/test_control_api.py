@@ -7,7 +7,7 @@ from unittest import mock
 import pytest
 
 from crucible.accounts.models import AuditEvent
-from experiments.models import Run, RunEvent, RunState
+from experiments.models import Checkpoint, Run, RunEvent, RunState
 from experiments.services import control, experiments, live, runs
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
 from tests.experiments.test_live import Listener, layer  # noqa: F401 (fixture)
@@ -107,6 +107,24 @@ def test_it_refuses_to_resume_a_run_that_is_not_paused(api, running):
     response = post(api, running, "resume")
     assert response.status_code == 400
     assert fields(response) == {"state": "the run is not paused (running)"}
+
+
+def test_it_resumes_a_failed_run_from_its_checkpoint_and_refuses_one_without(
+    api, running, sent, django_capture_on_commit_callbacks
+):
+    runs.fail(running, "OperationalError: the connection was dropped", log_tail="")
+    response = post(api, running, "resume")
+    assert response.status_code == 400
+    assert fields(response) == {
+        "state": "the run failed before its first checkpoint: launch it again instead"
+    }
+
+    Checkpoint.objects.create(run=running, step=2, path="step-000002")
+    with django_capture_on_commit_callbacks(execute=True):
+        body = post(api, running, "resume").json()
+    assert (body["state"], body["failure_reason"], body["finished_at"]) == ("queued", "", None)
+    sent.assert_called_once_with(running.pk)
+    assert runs.claim(running.pk, "celery@w").attempts == 2  # the next attempt resumes it
 
 
 def test_it_hides_control_from_outsiders_and_lets_only_editors_steer(
