@@ -5,7 +5,8 @@
 ``POST /runs/<id>/curriculum/`` (a change the worker applies at its next step boundary),
 ``GET /runs/<id>/events/`` (pauses, resumes, budget stops and changes, each with the step it
 took effect at: the charts' markers) and ``GET /runs/<id>/usage/``. Writes need the editor
-role in the run's team; another team's run is a 404; a finished run refuses with a 400.
+role in the run's team; another team's run is a 404; a finished run refuses with a 400
+(except the resume of a failed run that has a checkpoint).
 """
 
 from __future__ import annotations
@@ -156,8 +157,9 @@ class RunControlViewSet(TeamScopedMixin, viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
-        """Queue a paused run again: a worker continues it from its checkpoint. `budget`
-        replaces the run's budget (raise it to resume a run that ran out of it)."""
+        """Queue a paused run, or a failed one that has a checkpoint, again: a worker
+        continues it from its last checkpoint. `budget` replaces the run's budget (raise it to
+        resume a run that ran out of it)."""
         budget = request.data.get("budget") if isinstance(request.data, dict) else None
         run = control.resume(request.user, self.get_object(), budget)
         return Response(RunSerializer(run).data)
