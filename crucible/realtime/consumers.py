@@ -112,13 +112,25 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
     async def join(self, groups: list[str]) -> None:
         for group in groups:
             if group not in self.groups_joined:
-                await self.channel_layer.group_add(group, self.channel_name)
+                # Counted as joined even when the layer is down: the socket's read fails
+                # too, and ``receive_from_layer`` joins every group again once it is back.
                 self.groups_joined.append(group)
+                await self.layer_call(self.channel_layer.group_add, group)
 
     async def leave(self, groups: list[str]) -> None:
         for group in groups:
-            await self.channel_layer.group_discard(group, self.channel_name)
             self.groups_joined.remove(group)
+            # A layer that is down has already lost the membership (or expires it).
+            await self.layer_call(self.channel_layer.group_discard, group)
+
+    async def layer_call(self, method: Callable[[str, str], Awaitable[None]], group: str) -> None:
+        try:
+            await method(group, self.channel_name)
+        except Exception as exc:  # noqa: BLE001 - see join and leave
+            logger.warning(
+                "socket.layer_unavailable",
+                extra={"group": group, "error": f"{type(exc).__name__}: {exc}"},
+            )
 
     def watch_token_expiry(self) -> None:
         # Nothing is published when a token expires, so the socket reminds itself.

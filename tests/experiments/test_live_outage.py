@@ -3,7 +3,8 @@ the test kills and starts again under open sockets.
 
 Before, a socket that watched a run through the outage ended with 1011 without leaving its
 run's hub, whose listening task had died with the outage; the hub stayed registered, so every
-socket opened afterwards in that process joined a hub that handed out nothing.
+socket opened afterwards in that process joined a hub that handed out nothing. A socket
+opened during the outage ended with 1011 as it joined its groups.
 """
 
 from __future__ import annotations
@@ -92,13 +93,18 @@ def test_it_keeps_sending_live_frames_after_redis_restarts_under_open_sockets(
 
             await asyncio.to_thread(redis.stop)
             await asyncio.to_thread(ingest, 1, 2, 3)  # stored; their live frames are lost
-            await asyncio.sleep(1)
+            # A socket opened during the outage is served from the database.
+            during = Watcher(await websockets.connect(socket_url))
+            await during.until(lambda w: "history" in w.kinds)
+            assert during.steps == {0, 1, 2, 3}
             await asyncio.to_thread(redis.start)
 
             # The socket that lived through it is sent what it missed, then live frames.
             await watcher.until(has_steps(1, 2, 3))
             await asyncio.to_thread(ingest, 4)
             await watcher.until(has_steps(4))
+            await during.until(has_steps(4))
+            await during.socket.close()
 
             async with websockets.connect(socket_url) as after:
                 newcomer = Watcher(after)
