@@ -310,6 +310,22 @@ async def test_it_follows_new_rows_when_the_channel_layer_cannot_reach_the_write
     assert not live.RunHub.hubs, "nobody watches: nothing reads the database"
 
 
+async def test_it_replaces_a_hub_whose_task_has_ended(owner, team, push_mode, fast_frames):
+    run, secret = await setup_run(owner, team)
+    # What an outage used to leave behind: a registered hub whose listening task is over.
+    dead = live.RunHub(run.pk)
+    dead.task = asyncio.ensure_future(asyncio.sleep(0))
+    await dead.task
+    dead.ready.set()
+    live.RunHub.hubs[(id(asyncio.get_running_loop()), run.pk)] = dead
+    communicator, history = await watch(run, secret)
+    held = Held(history)
+    last = await write(run, batch("kl", range(2)))
+    await held.until(communicator, last.seq)
+    await communicator.disconnect()
+    assert not live.RunHub.hubs
+
+
 @pytest.mark.parametrize("mode", ["push_mode", "follow_mode"])
 async def test_it_receives_a_run_once_per_process_for_all_its_viewers(
     owner, team, mode, request, fast_frames
