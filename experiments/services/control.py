@@ -149,6 +149,7 @@ def over_budget(run: Run, why: str) -> bool:
         run.refresh_from_db()
         _event(None, run, RunEventKind.BUDGET, reason=why)
         logger.info("run.over_budget", extra={"run_id": run.pk, "why": why})
+        live.run_changed(run)
     return bool(asked)
 
 

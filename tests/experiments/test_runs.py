@@ -9,10 +9,12 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
+from crucible.realtime.groups import team_group
 from experiments.models import MetricPoint, Run, RunState
-from experiments.services import experiments, runs
+from experiments.services import experiments, live, runs, workers
 from experiments.services.metrics import Point, record_points
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
+from tests.experiments.test_live import Listener, layer  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -80,3 +82,62 @@ def test_it_hands_a_run_back_to_the_queue_when_its_worker_stops(run):
     current = Run.objects.get(pk=run.pk)
     assert (current.state, current.worker, current.heartbeat_at) == (RunState.QUEUED, "", None)
     assert runs.claim(run.pk, "celery@b").attempts == 2
+
+
+def test_it_tells_the_runs_socket_and_its_team_every_state_change(
+    owner,
+    run,
+    layer,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
+    groups = (live.run_group(run.pk), team_group(run.team_id))
+    listener = Listener(layer, *groups)
+
+    def heard(change) -> list[str]:  # type: ignore[no-untyped-def]
+        with django_capture_on_commit_callbacks(execute=True):
+            assert change()
+        states = []
+        for _ in groups:
+            event = listener.next()["event"]
+            states.append(event["run"]["state"] if event["type"] == "run" else event["state"])
+        assert listener.nothing(), "one frame per group per change"
+        return states
+
+    def claim(worker: str) -> Run:
+        nonlocal claimed
+        claimed = runs.claim(run.pk, worker)
+        return claimed
+
+    claimed = run
+    with mock.patch("experiments.services.workers.send_training"):
+        assert heard(lambda: claim("celery@a")) == ["running", "running"]
+        # its worker is stopping
+        assert heard(lambda: runs.requeue(claimed, log_tail="")) == ["queued", "queued"]
+        heard(lambda: claim("celery@b"))
+        silence(claimed, 61)  # its worker died
+        assert heard(workers.reap_stale_runs) == ["queued", "queued"]
+        heard(lambda: claim("celery@c"))
+        assert heard(lambda: runs.fail(claimed, "boom", log_tail="")) == ["failed", "failed"]
+
+
+def test_it_tells_the_socket_a_run_succeeded_or_was_cancelled(
+    owner,
+    run,
+    layer,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
+    listener = Listener(layer, live.run_group(run.pk))
+    with django_capture_on_commit_callbacks(execute=True):
+        runs.cancel(owner, run)
+    assert listener.next()["event"]["run"]["state"] == "cancelled"
+
+    other = Run.objects.create(
+        experiment=run.experiment, team=run.team, number=2, max_steps=3, created_by=owner
+    )
+    listener = Listener(layer, live.run_group(other.pk))
+    with django_capture_on_commit_callbacks(execute=True):
+        claimed = runs.claim(other.pk, "celery@a")
+    listener.next()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert runs.finish(claimed, RunState.SUCCEEDED, log_tail="")
+    assert listener.next()["event"]["run"]["state"] == "succeeded"
