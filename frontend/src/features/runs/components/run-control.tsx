@@ -1,5 +1,6 @@
 // Pause and resume on the run page: the header's button, the notice that says why a run is
-// paused (a person, or its budget), and the dialog that raises a budget to resume.
+// paused (a person, or its budget), and the dialog that raises a budget to resume. A failed run
+// is offered a resume too: the server continues it from its last checkpoint, or says it has none.
 import { useState } from "react";
 
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -15,7 +16,7 @@ function canPause(run: Run): boolean {
 }
 
 function canResume(run: Run): boolean {
-  return run.state === "paused" || (run.state === "running" && run.pause_requested);
+  return run.state === "paused" || run.state === "failed" || (run.state === "running" && run.pause_requested);
 }
 
 function BudgetFields({ budget, onChange }: { budget: Record<string, string>; onChange: (b: Record<string, string>) => void }) {
@@ -60,7 +61,9 @@ function ResumeDialog({ run, onClose }: { run: Run; onClose: () => void }) {
       onCancel={onClose}
       onConfirm={() => resume.mutate(budgetBody(budget), { onSuccess: onClose })}
     >
-      It goes back to the queue; a worker continues it from the checkpoint it saved when it paused.
+      {run.state === "failed"
+        ? "It goes back to the queue; a worker continues it from its last checkpoint."
+        : "It goes back to the queue; a worker continues it from the checkpoint it saved when it paused."}
       {(run.budget.max_worker_hours !== null || run.budget.max_cost !== null || overBudget) && (
         <>
           {" "}Its budget (raise it if the run ran out):
@@ -71,7 +74,7 @@ function ResumeDialog({ run, onClose }: { run: Run; onClose: () => void }) {
   );
 }
 
-/** "Pause run" while it trains or waits; "Resume run" once paused (or while pausing). */
+/** "Pause run" while it trains or waits; "Resume run" once paused or failed (or while pausing). */
 export function PauseResumeButton({ run }: { run: Run }) {
   const pause = usePauseRun(run.id);
   const resume = useResumeRun(run.id);
@@ -84,9 +87,9 @@ export function PauseResumeButton({ run }: { run: Run }) {
           type="button"
           className="btn btn-primary"
           disabled={resume.isPending}
-          onClick={() => (hasBudget || run.state === "paused" ? setResuming(true) : resume.mutate({}))}
+          onClick={() => (hasBudget || run.state !== "running" ? setResuming(true) : resume.mutate({}))}
         >
-          {run.state === "paused" ? "Resume run" : "Keep training"}
+          {run.state === "running" ? "Keep training" : "Resume run"}
         </button>
         {resuming && <ResumeDialog run={run} onClose={() => setResuming(false)} />}
       </>

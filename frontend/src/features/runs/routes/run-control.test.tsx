@@ -97,6 +97,28 @@ describe("Run page: live control", () => {
     await waitFor(() => expect(requests.find((r) => r.path === "/api/v1/runs/7/resume/")?.body).toEqual({ budget: { max_worker_hours: 3, max_cost: null } }));
   });
 
+  it("resumes a failed run from its checkpoint and shows why one without cannot be", async () => {
+    const failed = { ...RUN, state: "failed" as const, failure_reason: "OperationalError: the connection was dropped" };
+    let calls = 0;
+    const { requests } = runApi({
+      "GET /api/v1/runs/7/": { body: failed },
+      "POST /api/v1/runs/7/resume/": () => {
+        calls += 1;
+        return calls === 1
+          ? { status: 400, body: { errors: [{ field: "state", code: "finished", message: "the run failed before its first checkpoint: launch it again instead" }] } }
+          : { body: { ...failed, state: "queued", failure_reason: "" } };
+      },
+    });
+    renderApp("/runs/7");
+    await userEvent.click(await screen.findByRole("button", { name: "Resume run" }, { timeout: 5000 }));
+    const dialog = screen.getByRole("alertdialog");
+    expect(dialog).toHaveTextContent("a worker continues it from its last checkpoint");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Resume run" }));
+    expect(await within(dialog).findByText(/failed before its first checkpoint/)).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole("button", { name: "Resume run" }));
+    await waitFor(() => expect(requests.filter((r) => r.path === "/api/v1/runs/7/resume/")).toHaveLength(2));
+  });
+
   it("sends only the edited part of the curriculum and shows the field a refusal names", async () => {
     let calls = 0;
     const { requests } = runApi({
