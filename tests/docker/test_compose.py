@@ -41,6 +41,12 @@ def test_it_routes_workers_to_their_queues():
     assert command[command.index("-Q") + 1] == "cpu,default"
     serve = COMPOSE["services"]["serve-worker"]
     assert serve["command"][serve["command"].index("-Q") + 1] == "serve"
-    assert serve["environment"]["SERVING_ADVERTISE_HOST"] == "serve-worker"
+    # Replicas listen on an internal network that only the web shares, never on every
+    # interface, and not where the workers that run model-written code could reach them.
+    address = serve["networks"]["replicas"]["ipv4_address"]
+    assert serve["environment"]["SERVING_HOST"] == address != "0.0.0.0"
+    assert COMPOSE["networks"]["replicas"]["internal"] is True
+    reach = [n for n, s in COMPOSE["services"].items() if "replicas" in (s.get("networks") or {})]
+    assert sorted(reach) == ["serve-worker", "web"]
     devices = COMPOSE["services"]["gpu-worker"]["deploy"]["resources"]["reservations"]["devices"]
     assert devices[0]["capabilities"] == ["gpu"]
