@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Every algorithm with its hyper-parameters: type, default and help. */
+        /** @description Every algorithm with its hyper-parameters: type, default, range and help. */
         get: operations["algorithms_list"];
         put?: never;
         post?: never;
@@ -1197,14 +1197,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
-         *     and review; making and submitting a report needs the editor role.
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment;
+         *     the roles the team's review policy names review; making and submitting a report needs the
+         *     editor role.
          */
         get: operations["reports_list"];
         put?: never;
         /**
-         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
-         *     and review; making and submitting a report needs the editor role.
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment;
+         *     the roles the team's review policy names review; making and submitting a report needs the
+         *     editor role.
          */
         post: operations["reports_create"];
         delete?: never;
@@ -1221,8 +1223,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
-         *     and review; making and submitting a report needs the editor role.
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment;
+         *     the roles the team's review policy names review; making and submitting a report needs the
+         *     editor role.
          */
         get: operations["reports_retrieve"];
         put?: never;
@@ -1243,8 +1246,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
-         *     and review; making and submitting a report needs the editor role.
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment;
+         *     the roles the team's review policy names review; making and submitting a report needs the
+         *     editor role.
          */
         post: operations["reports_comments_create"];
         delete?: never;
@@ -1283,8 +1287,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
-         *     and review; making and submitting a report needs the editor role.
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment;
+         *     the roles the team's review policy names review; making and submitting a report needs the
+         *     editor role.
          */
         post: operations["reports_review_create"];
         delete?: never;
@@ -1303,8 +1308,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment
-         *     and review; making and submitting a report needs the editor role.
+         * @description Regression reports of the caller's teams, newest first. Anyone in the team may comment;
+         *     the roles the team's review policy names review; making and submitting a report needs the
+         *     editor role.
          */
         post: operations["reports_submit_create"];
         delete?: never;
@@ -1452,8 +1458,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Queue a paused run again: a worker continues it from its checkpoint. `budget`
-         *     replaces the run's budget (raise it to resume a run that ran out of it).
+         * @description Queue a paused run, or a failed one that has a checkpoint, again: a worker
+         *     continues it from its last checkpoint. `budget` replaces the run's budget (raise it to
+         *     resume a run that ran out of it).
          */
         post: operations["runs_resume_create"];
         delete?: never;
@@ -1701,9 +1708,9 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description GET: a team's review rule; PUT (admin role): change it. */
+        /** @description GET: a team's review rule; PUT (admin role): change the parts it names. */
         get: operations["teams_review_policy_retrieve"];
-        /** @description GET: a team's review rule; PUT (admin role): change it. */
+        /** @description GET: a team's review rule; PUT (admin role): change the parts it names. */
         put: operations["teams_review_policy_update"];
         post?: never;
         delete?: never;
@@ -2007,7 +2014,14 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         AliasBodyRequest: {
             /** @description A lowercase slug: production, candidate... */
             alias: string;
@@ -2068,6 +2082,8 @@ export interface components {
             /** @description Why the list is empty (no worker is running, or none has models); else empty. */
             detail: string;
         };
+        /** @enum {unknown} */
+        BlankEnum: "";
         Budget: {
             /**
              * Format: double
@@ -2092,7 +2108,14 @@ export interface components {
              */
             max_cost?: number | null;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         CalibrateRequest: {
             /** @description Judge layer name. */
             layer?: string;
@@ -2166,7 +2189,14 @@ export interface components {
          * @enum {string}
          */
         CanaryDecisionEnum: "proceed" | "extend" | "rollback";
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         CanaryDecisionRequest: {
             decision: components["schemas"]["CanaryDecisionEnum"];
             reason?: string;
@@ -2177,7 +2207,14 @@ export interface components {
          * @enum {string}
          */
         CanaryModeEnum: "shadow" | "split";
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         CanaryStartRequest: {
             /** @description A version of the deployment's model. */
             candidate: number;
@@ -2248,7 +2285,14 @@ export interface components {
             /** @description Null until promoted on an approved report. */
             readonly promotion: components["schemas"]["Promotion"] | null;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         CloneRequest: {
             name?: string;
             description?: string;
@@ -2268,7 +2312,14 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         CommentCreateRequest: {
             body: string;
             /** @default  */
@@ -2308,7 +2359,14 @@ export interface components {
             total: number;
             downsampled: boolean;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         Curriculum: {
             readonly id: number;
             team?: string;
@@ -2401,7 +2459,14 @@ export interface components {
              */
             dynamic: boolean;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         CurriculumRequest: {
             team?: string;
             name: string;
@@ -2415,7 +2480,14 @@ export interface components {
          * @enum {string}
          */
         DatasetEnum: "gsm8k" | "humaneval";
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         DatasetRequest: {
             dataset: components["schemas"]["DatasetEnum"];
             /** @default  */
@@ -2427,7 +2499,14 @@ export interface components {
          * @enum {string}
          */
         DecisionEnum: "approve" | "request_changes";
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         DecisionRequest: {
             /**
              * @description Why.
@@ -2504,6 +2583,10 @@ export interface components {
              * @default 0
              */
             cpu: number;
+            /** @description Bytes of memory of each GPU. */
+            gpu_memory?: number[];
+            /** @description Bytes of memory the worker offers runs; launches are sized against it. */
+            memory?: number | null;
         };
         Diff: {
             experiment: number;
@@ -2517,7 +2600,14 @@ export interface components {
             prompt: string;
             difficulty: number;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         EditRequest: {
             /** @description Version number to start from. */
             base: number;
@@ -2600,7 +2690,14 @@ export interface components {
             misjudged: components["schemas"]["Misjudged"][];
             spec_hash: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         EvaluationCreateRequest: {
             /** @description Samples per held-out task (default 4). */
             k?: number;
@@ -2681,7 +2778,14 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         EvaluationSuiteWriteRequest: {
             /** @description Samples per held-out task (default 4). */
             k?: number;
@@ -2704,7 +2808,14 @@ export interface components {
             /** @description Pool versions, each with its verifier version and threshold. */
             families: components["schemas"]["FamilyChoiceRequest"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         Example: {
             readonly id: number;
             response: string;
@@ -2761,7 +2872,14 @@ export interface components {
          * @enum {string}
          */
         ExampleProposalStatusEnum: "proposed" | "accepted" | "rejected";
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         ExampleRequest: {
             response: string;
             /** @description What a judge compares against. */
@@ -2810,7 +2928,14 @@ export interface components {
             /** @description What each run may use; a run that crosses it pauses itself and says why. */
             budget?: components["schemas"]["Budget"];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         ExperimentCreateRequest: {
             /** @description The owning team's slug (you need the editor role). */
             team: string;
@@ -2849,7 +2974,14 @@ export interface components {
             name: string;
             description: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         Family: {
             readonly id: number;
             team?: string;
@@ -2889,7 +3021,14 @@ export interface components {
             /** @description A share per level of the family, in level order (normalised; floor applied). */
             distribution?: number[];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         FamilyChoiceRequest: {
             pool_version: number;
             verifier_version: number;
@@ -2975,7 +3114,14 @@ export interface components {
             /** @description The spec a family of the kind is judged by when no verifier is chosen. */
             default_verifier: components["schemas"]["VerifierSpec"];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         FamilyRequest: {
             team?: string;
             name: string;
@@ -3040,7 +3186,14 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         FlagRequest: {
             /**
              * @description Why the verdict is wrong, for the verifier's team.
@@ -3083,7 +3236,14 @@ export interface components {
              */
             verification: components["schemas"]["VerificationEnum"];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         GenerateRequest: {
             /** @description Tasks per difficulty level, e.g. {"1": 200, "2": 200}. */
             counts: {
@@ -3096,7 +3256,14 @@ export interface components {
             /** @default  */
             note: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         GradeRequest: {
             /** @description A model a running worker can load: a name from GET /api/v1/models/?queue=cpu. */
             model_path: string;
@@ -3168,6 +3335,8 @@ export interface components {
             help: string;
             /** @description The accepted values, if few. */
             choices: string[] | null;
+            /** @description What a numeric field accepts (each number of a pair); null for the others. Experiments outside it are refused with this range in the error. */
+            range: components["schemas"]["Range"] | null;
         };
         IngestResult: {
             accepted: number;
@@ -3177,7 +3346,14 @@ export interface components {
             /** @description One per item, in order. */
             results: components["schemas"]["ItemResult"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         InspectRequest: {
             /** Format: binary */
             file: string;
@@ -3214,7 +3390,14 @@ export interface components {
             /** @description Its verdict's flag, if flagged. */
             readonly flag: components["schemas"]["RolloutFlag"] | null;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         IssuedToken: {
             readonly id: number;
             readonly name: string;
@@ -3262,6 +3445,13 @@ export interface components {
             p_yes: number;
         };
         /**
+         * @description * `` - Nothing
+         *     * `pool` - Pool
+         *     * `caller` - Caller
+         * @enum {string}
+         */
+        JudgedAgainstEnum: "pool" | "caller";
+        /**
          * @description * `good` - Known good
          *     * `bad` - Known bad
          * @enum {string}
@@ -3308,7 +3498,14 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         LearnerRequest: {
             /**
              * Format: double
@@ -3358,7 +3555,14 @@ export interface components {
             /** @description False for the built-in model until its first use builds it (about a minute). */
             ready: boolean;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         LoginRequest: {
             username: string;
             password: string;
@@ -3370,7 +3574,14 @@ export interface components {
             is_staff: boolean;
             readonly teams: components["schemas"]["TeamRef"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         Membership: {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -3379,7 +3590,14 @@ export interface components {
             /** Format: date-time */
             readonly joined_at: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         MembershipRequest: {
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             username: string;
@@ -3847,7 +4065,14 @@ export interface components {
             /** Format: double */
             p_value: number | null;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PatchedCurriculumRequest: {
             team?: string;
             name?: string;
@@ -3868,7 +4093,14 @@ export interface components {
             max_queue?: number;
             max_batch?: number;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PatchedEvaluationSuiteWriteRequest: {
             /** @description Samples per held-out task (default 4). */
             k?: number;
@@ -3891,7 +4123,14 @@ export interface components {
             /** @description Pool versions, each with its verifier version and threshold. */
             families?: components["schemas"]["FamilyChoiceRequest"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PatchedFamilyRequest: {
             team?: string;
             name?: string;
@@ -3933,11 +4172,25 @@ export interface components {
                 [key: string]: components["schemas"]["SignalSettingRequest"];
             };
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PatchedMembershipUpdateRequest: {
             role?: components["schemas"]["RoleEnum"];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PatchedRegisteredModelWriteRequest: {
             /** @description The owning team (editor role). */
             team?: string;
@@ -3945,7 +4198,14 @@ export interface components {
             name?: string;
             description?: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PatchedVerifierRequest: {
             team?: string;
             name?: string;
@@ -3956,7 +4216,14 @@ export interface components {
             /** @description Initial layered spec. */
             spec?: components["schemas"]["VerifierSpec"];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PauseRequest: {
             reason?: string;
         };
@@ -3981,7 +4248,14 @@ export interface components {
                 [key: string]: number;
             };
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PlaygroundRequest: {
             /** @description The spec to run; or give verifier_version. */
             spec?: components["schemas"]["VerifierSpec"];
@@ -4103,7 +4377,14 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PreflightCreateRequest: {
             /** @description The team (editor role) whose versions `config` pins. */
             team?: string;
@@ -4212,7 +4493,14 @@ export interface components {
             /** @description Why the recipe sets it so (may be empty). */
             why: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PreviewRequest: {
             /** @description Defaults to the saved config. */
             config?: components["schemas"]["CurriculumConfigRequest"];
@@ -4270,7 +4558,14 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         PromotionCreateRequest: {
             /** @description The checkpoint to promote. */
             checkpoint: number;
@@ -4283,6 +4578,8 @@ export interface components {
             id: number;
             report: number;
             report_version: number;
+            /** @description Approvals of the report over a regressed family, with their written reasons; empty when nothing regressed (absent in lineages frozen before overrides). */
+            overrides?: components["schemas"]["RegressionOverride"][];
         };
         /**
          * @description * `template` - template
@@ -4303,6 +4600,24 @@ export interface components {
              */
             used_worker_hours: number;
         };
+        Range: {
+            /**
+             * Format: double
+             * @description The smallest accepted value (unless `low_open`).
+             */
+            low: number;
+            /**
+             * Format: double
+             * @description The largest accepted value (unless `high_open`).
+             */
+            high: number;
+            /** @description `low` itself is refused. */
+            low_open: boolean;
+            /** @description `high` itself is refused. */
+            high_open: boolean;
+            /** @description The range in words, as errors state it. */
+            text: string;
+        };
         Rate: {
             queue: string;
             /** Format: double */
@@ -4319,7 +4634,14 @@ export interface components {
             /** @description Pass as after_step for the next page; null on the last one. */
             next_after_step: number | null;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         RegisterRequest: {
             /**
              * Format: int64
@@ -4364,13 +4686,27 @@ export interface components {
             readonly updated_at: string;
             readonly versions: components["schemas"]["ModelVersion"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         RegisteredModelWriteRequest: {
             /** @description The owning team (editor role). */
             team?: string;
             /** @description Unique in the team. */
             name: string;
             description?: string;
+        };
+        RegressionOverride: {
+            reviewer: string;
+            /** @description Why the approval accepted the regression. */
+            reason: string;
+            /** @description The families the report found regressed. */
+            families: string[];
         };
         Removal: {
             /**
@@ -4409,7 +4745,6 @@ export interface components {
             readonly role: components["schemas"]["ReplicaRoleEnum"];
             readonly state: components["schemas"]["ReplicaStateEnum"];
             readonly version: components["schemas"]["VersionLabel"] | null;
-            readonly address: string;
             readonly worker: string;
             readonly message: string;
             /** Format: date-time */
@@ -4461,6 +4796,10 @@ export interface components {
             readonly reviews: components["schemas"]["Review"][];
             readonly required_approvals: number;
             readonly authors_may_approve: boolean;
+            /** @description The team roles whose reviews count (the team's review policy). */
+            readonly approver_roles: components["schemas"]["RoleEnum"][];
+            /** @description Families the figures call regressed: approving needs an override_reason. */
+            readonly regressed_families: string[];
             /** @description The checkpoint the candidate evaluated; null for a base model. */
             readonly candidate_checkpoint: number | null;
             /** @description The candidate checkpoint's promotion, once it is promoted. */
@@ -4481,7 +4820,14 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         ReportCreateRequest: {
             /** @description A succeeded evaluation job. */
             candidate: number;
@@ -4538,24 +4884,50 @@ export interface components {
             readonly reviewer: string;
             readonly decision: components["schemas"]["DecisionEnum"];
             readonly note: string;
+            readonly override_reason: string;
             /** Format: date-time */
             readonly created_at: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         ReviewCreateRequest: {
             decision: components["schemas"]["DecisionEnum"];
             /** @default  */
             note: string;
+            /**
+             * @description Required to approve a report with a regressed family: why the regression is accepted. Shown on the report, audited, and carried into the lineage of a model version promoted on it.
+             * @default
+             */
+            override_reason: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         ReviewPolicy: {
             required_approvals: number;
+            /** @description Whether a report's author may review it (default false). */
             authors_may_approve: boolean;
+            /** @description The team roles whose reviews count (default editor and admin); the others may comment. */
+            approver_roles: components["schemas"]["RoleEnum"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
-        ReviewPolicyRequest: {
-            required_approvals: number;
-            authors_may_approve: boolean;
+        /** @description What a PUT changes: the fields it names; those it leaves out keep their value. */
+        ReviewPolicyUpdateRequest: {
+            required_approvals?: number;
+            /** @description Whether a report's author may review it (default false). */
+            authors_may_approve?: boolean;
+            /** @description The team roles whose reviews count (default editor and admin); the others may comment. */
+            approver_roles?: components["schemas"]["RoleEnum"][];
         };
         /**
          * @description * `viewer` - Viewer
@@ -4839,17 +5211,17 @@ export interface components {
         };
         /** @description The body of a generate request (checked by ``services.serving.parse``). */
         ServePromptRequest: {
-            /** @description The prompt, as the model was trained to read it. */
-            prompt: string;
+            /** @description The prompt, as the model was trained to read it. Default with a task: the task's own prompt (a different one is refused). */
+            prompt?: string;
             /** @description Keeps a caller on one side of a split canary (sticky). */
             key?: string;
             /** @description A task family's slug, to verify. */
             family?: string;
-            /** @description A task's content hash in the family. */
+            /** @description A task's content hash in the family: its reference in the pool judges the answer, and a canary counts that verdict. */
             task?: string;
-            /** @description Or the expected answer itself. */
+            /** @description Or your own expected answer: judged for you to read in the log, never counted by a canary. */
             expected?: unknown;
-            /** @description Default: the one the served model was trained with. */
+            /** @description Default: the one the served model was trained with; another one is judged for you to read, never counted by a canary. */
             verifier_version?: number;
             max_new_tokens?: number;
             /** Format: double */
@@ -4857,7 +5229,14 @@ export interface components {
             /** @description What the caller formats otherwise: prompt_template, chat_template, add_special_tokens, extract; differences come back as format_warnings. */
             format?: unknown;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         ServedFormatRequest: {
             /** @description Which trained family it serves. */
             family?: string;
@@ -4887,6 +5266,7 @@ export interface components {
             readonly family: string;
             readonly task: string;
             readonly passed: boolean | null;
+            readonly judged_against: components["schemas"]["JudgedAgainstEnum"] | components["schemas"]["BlankEnum"];
             /** Format: double */
             readonly reward: number | null;
             readonly verdict: unknown;
@@ -5037,7 +5417,14 @@ export interface components {
             /** @description The first tasks, as they would be kept. */
             samples: components["schemas"]["TaskSample"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         Team: {
             readonly id: number;
             name: string;
@@ -5053,7 +5440,14 @@ export interface components {
             name: string;
             role: string;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         TeamRequest: {
             name: string;
             slug?: string;
@@ -5084,7 +5478,14 @@ export interface components {
             quota: components["schemas"]["Quota"];
             rates: components["schemas"]["Rate"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         Token: {
             readonly id: number;
             readonly name: string;
@@ -5099,7 +5500,14 @@ export interface components {
             /** Format: date-time */
             readonly revoked_at: string | null;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         TokenCreateRequest: {
             name: string;
             /** @description Bind the token to this team; null for all your teams. A team-bound token may only create tokens for its own team, which is also the default. */
@@ -5159,7 +5567,14 @@ export interface components {
          * @enum {string}
          */
         TypeEnum: "int" | "float" | "bool" | "str" | "float_pair";
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         UploadOptionsRequest: {
             /** Format: binary */
             file: string;
@@ -5199,7 +5614,14 @@ export interface components {
             /** @description The first new tasks, with their final prompts. */
             samples: components["schemas"]["TaskSample"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         UploadRequest: {
             /** Format: binary */
             file: string;
@@ -5294,7 +5716,14 @@ export interface components {
          * @enum {string}
          */
         VerificationEnum: "pending" | "none";
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         Verifier: {
             readonly id: number;
             team?: string;
@@ -5315,7 +5744,14 @@ export interface components {
             layers: components["schemas"]["LayerKind"][];
             extractors: components["schemas"]["Extractor"][];
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         VerifierRequest: {
             team?: string;
             name: string;
@@ -5366,7 +5802,14 @@ export interface components {
             verifier: string;
             number: number;
         };
-        /** @description Unknown keys in a request body are an error, not silently dropped. */
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         VersionCreateRequest: {
             spec: components["schemas"]["VerifierSpec"];
             /** @default  */
@@ -5408,7 +5851,11 @@ export interface components {
             readonly stopped_at: string | null;
             /** @description Its heartbeat is fresh and it has not stopped. */
             readonly running: boolean;
+            /** @description running; stopped (it said so as it shut down); or gone (its heartbeat stopped without a word: killed, or dead after an outage; its runs are resumed elsewhere). */
+            readonly status: components["schemas"]["WorkerStatusEnum"];
         };
+        /** @enum {string} */
+        WorkerStatusEnum: "running" | "stopped" | "gone";
         WorstTask: {
             task_hash: string;
             family: string;
@@ -5807,7 +6254,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrors"];
                 };
             };
-            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            /** @description the CSRF cookie or X-CSRFToken header is missing */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7578,7 +8025,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["ServePromptRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["ServePromptRequest"];
@@ -15536,11 +15983,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["ReviewPolicyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ReviewPolicyRequest"];
-                "multipart/form-data": components["schemas"]["ReviewPolicyRequest"];
+                "application/json": components["schemas"]["ReviewPolicyUpdateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReviewPolicyUpdateRequest"];
+                "multipart/form-data": components["schemas"]["ReviewPolicyUpdateRequest"];
             };
         };
         responses: {
