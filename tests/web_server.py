@@ -76,3 +76,18 @@ def web_server(env: dict[str, str], log: Path | None = None) -> Iterator[WebServ
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+@contextmanager
+def serving_for_tests(redis_url: str, workdir: Path) -> Iterator[WebServer]:
+    """The server on the test database and ``redis_url``, with its own var/ under ``workdir``
+    and its output in ``workdir/web.log``."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": redis_url,
+        "CRUCIBLE_VAR_DIR": str(workdir / "var"),
+        "DJANGO_SETTINGS_MODULE": "crucible.settings.test",
+    }
+    with web_server(env, log=workdir / "web.log") as running:
+        yield running

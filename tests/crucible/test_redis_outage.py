@@ -10,7 +10,6 @@ the old Redis failed requests after it came back.
 from __future__ import annotations
 
 import json
-import os
 import time
 import urllib.error
 import urllib.request
@@ -22,7 +21,7 @@ from crucible.accounts.services import create_token
 from crucible.accounts.throttling import SHARED_CACHE_RETRY_S
 from tests.experiments.metrics_setup import make_run
 from tests.redis_server import RedisServer, redis_server
-from tests.web_server import WebServer, database_url, web_server
+from tests.web_server import WebServer, serving_for_tests
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -35,14 +34,7 @@ def redis() -> Iterator[RedisServer]:
 
 @pytest.fixture
 def server(redis, tmp_path) -> Iterator[WebServer]:  # type: ignore[no-untyped-def]
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": redis.url,
-        "CRUCIBLE_VAR_DIR": str(tmp_path / "var"),
-        "DJANGO_SETTINGS_MODULE": "crucible.settings.test",
-    }
-    with web_server(env, log=tmp_path / "web.log") as running:
+    with serving_for_tests(redis.url, tmp_path) as running:
         yield running
 
 

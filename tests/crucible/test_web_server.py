@@ -25,7 +25,7 @@ from crucible.accounts.services import create_token
 from crucible.realtime.publish import publish_to_team
 from tasks_app.services import pools
 from tests.conftest import need_service
-from tests.web_server import WebServer, database_url, web_server
+from tests.web_server import WebServer, serving_for_tests
 
 pytestmark = pytest.mark.slow
 MB = 1024 * 1024
@@ -41,14 +41,7 @@ def server(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Web
     redis = os.environ.get("REDIS_URL")
     if not redis:
         need_service("REDIS_URL is not set: the server's channel layer and cache need Redis")
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": redis,
-        "CRUCIBLE_VAR_DIR": str(tmp_path_factory.mktemp("var")),
-        "DJANGO_SETTINGS_MODULE": "crucible.settings.test",
-    }
-    with web_server(env, log=tmp_path_factory.mktemp("log") / "web.log") as running:
+    with serving_for_tests(redis, tmp_path_factory.mktemp("server")) as running:
         yield running
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,7 +21,7 @@ import websockets
 from crucible.accounts.services import create_token
 from tests.experiments.metrics_setup import make_run
 from tests.redis_server import RedisServer, redis_server
-from tests.web_server import WebServer, database_url, web_server
+from tests.web_server import WebServer, serving_for_tests
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 FRAME_WAIT_S = 20
@@ -36,14 +35,7 @@ def redis() -> Iterator[RedisServer]:
 
 @pytest.fixture
 def server(redis, tmp_path) -> Iterator[WebServer]:  # type: ignore[no-untyped-def]
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": redis.url,
-        "CRUCIBLE_VAR_DIR": str(tmp_path / "var"),
-        "DJANGO_SETTINGS_MODULE": "crucible.settings.test",
-    }
-    with web_server(env, log=tmp_path / "web.log") as running:
+    with serving_for_tests(redis.url, tmp_path) as running:
         yield running
 
 
