@@ -30,7 +30,6 @@ from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, visible_te
 from crucible.api.serializers import StrictSerializer, documented_json
 
 from ..models import (
-    ACTIVE_CANARY_STATES,
     Canary,
     CanaryMode,
     Deployment,
@@ -222,23 +221,18 @@ class DeploymentSerializer(serializers.ModelSerializer):
     def get_status(self, deployment: Deployment) -> str:
         if deployment.stopped:
             return "stopped"
-        replica = deployments.live_replica(deployment, "production")
+        replica = deployments.shown_replica(deployment, "production")
         if replica is None or deployments.is_stale(replica):
             return "down"
         return "serving" if replica.state == "ready" else "starting"
 
     @extend_schema_field(ReplicaSerializer(many=True))
     def get_replicas(self, deployment: Deployment) -> list[dict[str, Any]]:
-        live = deployment.replicas.select_related("version").order_by("-id")[:6]
-        return list(ReplicaSerializer(live, many=True).data)
+        return list(ReplicaSerializer(deployments.recent_replicas(deployment), many=True).data)
 
     @extend_schema_field(CanarySerializer(allow_null=True))
     def get_canary(self, deployment: Deployment) -> dict[str, Any] | None:
-        found = (
-            deployment.canaries.filter(state__in=ACTIVE_CANARY_STATES)
-            .select_related("production", "candidate", "replica__version", "created_by")
-            .first()
-        )
+        found = deployments.active_canary(deployment)
         return None if found is None else dict(CanarySerializer(found).data)
 
 
@@ -372,7 +366,9 @@ class DeploymentViewSet(
 
     def get_queryset(self) -> QuerySet[Deployment]:
         return self.scope(
-            Deployment.objects.select_related("team", "registered_model", "version", "created_by")
+            deployments.with_shown(
+                Deployment.objects.select_related("team", "registered_model", "created_by")
+            )
         )
 
     def get_object(self) -> Deployment:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -74,7 +74,8 @@ class EvaluationJobSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_tasks(self, job: EvaluationJob) -> int:
-        return job.results.count()
+        counted = getattr(job, "results_count", None)  # annotated by the list's queryset
+        return job.results.count() if counted is None else counted
 
 
 class FamilyChoiceSerializer(StrictSerializer):
@@ -150,7 +151,10 @@ class EvaluationViewSet(
     filterset_fields = ["state", "checkpoint", "suite"]
 
     def get_queryset(self) -> QuerySet[EvaluationJob]:
-        return self.scope(EvaluationJob.objects.select_related("team", "created_by"))
+        rows = EvaluationJob.objects.select_related("team", "created_by")
+        # An aggregate drops the model's default ordering (GROUP BY): it is restated.
+        rows = rows.annotate(results_count=Count("results")).order_by("-created_at", "-id")
+        return self.scope(rows)
 
     @extend_schema(request=EvaluationCreateSerializer, responses={202: EvaluationJobSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
