@@ -9,7 +9,8 @@ into a fresh PostgreSQL database, then analysed.
 Ours: ``python -m crucible.serve`` (``--workers`` processes) on that database; ``--clients``
 threads (50), each with one keep-alive connection and the team owner's bearer token, send a
 mix of reads one after another for ``--seconds``: a page of 50 runs (any page), the runs of
-one experiment, one run, and one run's metrics (every key, downsampled as the charts ask).
+one experiment, one run, one run's metrics (every key, downsampled as the charts ask), and a
+page of experiments with their run counts.
 
 The limit: the same reads by as many threads in this process, each with its own database
 connection: the same querysets (team scoping, ordering, page of 50 with its count), the same
@@ -49,7 +50,7 @@ TARGET_RATIO = 1 / 3
 PAGE_SIZE = 50
 RUNS_PER_EXPERIMENT = 100
 KEYS = ("reward/mean", "loss", "kl", "response/length")
-KINDS = ("runs_page", "experiment_runs", "run", "run_metrics")
+KINDS = ("runs_page", "experiment_runs", "run", "run_metrics", "experiments_page")
 
 
 def main() -> None:
@@ -126,17 +127,28 @@ def seed(crucible: stack.Stack, args: argparse.Namespace) -> World:
     """``args.runs`` runs (the stack's first included) and ``args.points`` points over them."""
     from django.db import connection
 
+    from experiments import config as cfg
+    from experiments.catalogue import TINY_MODEL
     from experiments.models import Experiment, MetricPoint, Run, RunState
 
     first = Run.objects.select_related("team").get(pk=crucible.runs[0])
     team, user_id = first.team, first.team.memberships.get().user_id
     summary = {key: 0.5 for key in KEYS}
+    # A configuration as the experiment pages show it; its versions need not exist to be read.
+    config = cfg.canonical(
+        {"curriculum": {"families": [{"pool_version": 1, "verifier_version": 1}]},
+         "model": TINY_MODEL, "algorithm": "grpo", "hyperparameters": {"max_steps": 1000}}
+    )  # fmt: skip
+    config_hash = cfg.config_hash(config)
     Run.objects.filter(pk=first.pk).update(created_by_id=user_id, summary=summary)
+    Experiment.objects.filter(pk=first.experiment_id).update(
+        config=config, config_hash=config_hash, created_by_id=user_id
+    )
     experiments, runs = [first.experiment_id], [first.pk]
     remaining = args.runs - 1
     while remaining > 0:
         experiment = Experiment.objects.create(
-            team=team, name=f"bench-{len(experiments)}", config={}, config_hash="0",
+            team=team, name=f"bench-{len(experiments)}", config=config, config_hash=config_hash,
             created_by_id=user_id,
         )  # fmt: skip
         experiments.append(experiment.pk)
@@ -187,6 +199,7 @@ class Requests:
     def __init__(self, world: World) -> None:
         self.world = world
         self.pages = max(1, -(-len(world.runs) // PAGE_SIZE))
+        self.experiment_pages = max(1, -(-len(world.experiments) // PAGE_SIZE))
 
     def stream(self, seed: int) -> Callable[[], tuple[str, int]]:
         rng = random.Random(seed)
@@ -195,6 +208,8 @@ class Requests:
             kind = rng.choice(KINDS)
             if kind == "runs_page":
                 return kind, rng.randint(1, self.pages)
+            if kind == "experiments_page":
+                return kind, rng.randint(1, self.experiment_pages)
             if kind == "experiment_runs":
                 return kind, rng.choice(self.world.experiments)
             return kind, rng.choice(self.world.runs)
@@ -216,6 +231,7 @@ class HttpReader:
             "experiment_runs": f"/api/v1/runs/?experiment={value}",
             "run": f"/api/v1/runs/{value}/",
             "run_metrics": f"/api/v1/runs/{value}/metrics/",
+            "experiments_page": f"/api/v1/experiments/?page={value}",
         }[kind]
         try:
             self.connection.request("GET", path, headers=self.headers)
@@ -247,14 +263,30 @@ class OrmReader:
         rows = Run.objects.select_related("team", "experiment", "created_by")
         return rows.filter(team__in=self.teams_visible_to(self.user, None))
 
+    def experiments(self):  # type: ignore[no-untyped-def]
+        from django.db.models import Count
+
+        from experiments.models import Experiment
+
+        rows = Experiment.objects.select_related("team", "created_by")
+        rows = rows.annotate(run_count=Count("runs")).order_by("-created_at", "-id")
+        return rows.filter(team__in=self.teams_visible_to(self.user, None))
+
     def read(self, kind: str, value: int) -> bool:
         from django.core.paginator import Paginator
 
+        from experiments.api.experiments import ExperimentSerializer
         from experiments.api.metrics import MetricsQuerySerializer, series_body
         from experiments.api.runs import RunListSerializer, RunSerializer
         from experiments.services import metric_queries
 
-        if kind in ("runs_page", "experiment_runs"):
+        if kind == "experiments_page":
+            page = Paginator(self.experiments(), PAGE_SIZE).page(value)
+            body = {
+                "count": page.paginator.count,
+                "results": ExperimentSerializer(page, many=True).data,
+            }
+        elif kind in ("runs_page", "experiment_runs"):
             rows = self.runs()
             if kind == "experiment_runs":
                 rows, value = rows.filter(experiment=value), 1
