@@ -165,16 +165,24 @@ def seed(crucible: stack.Stack, args: argparse.Namespace) -> World:
         remaining -= size
         progress("runs", len(runs), args.runs, finished=remaining == 0)
     table = MetricPoint._meta.db_table
-    columns = "(run_id, key, step, value, wall_time)"
+    given = ("run_id", "key", "step", "value", "wall_time")
+    # Columns the seed does not set get the model's default, as bulk_create would give them.
+    defaults = [
+        f for f in MetricPoint._meta.concrete_fields if not f.primary_key and f.attname not in given
+    ]
+    columns = ", ".join([*given, *(f.column for f in defaults)])
+    rest = tuple(f.get_db_prep_save(f.get_default(), connection) for f in defaults)
     steps = max(1, args.points // (len(runs) * len(KEYS)))
     written = 0
-    with connection.cursor() as cursor, cursor.copy(f"COPY {table} {columns} FROM STDIN") as copy:
+    copying = f"COPY {table} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.copy(copying) as copy:
         for run in runs:
             for key in KEYS:
                 for step in range(steps):
                     if written == args.points:
                         break
-                    copy.write_row((run, key, step, (step * 7919 + run) % 1000 / 1000, 1e9 + step))
+                    value = (step * 7919 + run) % 1000 / 1000
+                    copy.write_row((run, key, step, value, 1e9 + step, *rest))
                     written += 1
             if run % 500 == 0:
                 progress("points", written, args.points)
