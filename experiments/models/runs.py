@@ -103,6 +103,9 @@ class MetricPoint(models.Model):
     """Seconds since the epoch when the point was measured."""
     tokens = models.BigIntegerField(null=True, blank=True)
     """Completion tokens seen by the run up to this step."""
+    replaces = models.BooleanField(default=False)
+    """It replaced a point stored before at its key and step (a changed value): a viewer
+    catching up from the database is told so, as the live frame told viewers then."""
 
     class Meta:
         constraints = [

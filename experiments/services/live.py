@@ -230,7 +230,15 @@ def catch_up_frame(run_id: int, since: int, max_points: int) -> dict[str, Any]:
         for key, s in snapshot.series.items()
         for point in zip(s.step, s.value, s.wall_time, s.tokens, strict=True)
     )
-    return points_frame(min(since, snapshot.seq), snapshot.seq, columns(rows))
+    frame = points_frame(min(since, snapshot.seq), snapshot.seq, columns(rows))
+    # A row that replaced a stored point says so here too: a viewer may hold the old value
+    # (its live frame was lost or merged into this catch-up) and must not count it twice.
+    replaced = MetricPoint.objects.filter(
+        run_id=run_id, id__gt=since, id__lte=snapshot.seq, replaces=True
+    ).values_list("key", "step")
+    if replaced:
+        frame["replaced"] = replaced_steps(replaced)
+    return frame
 
 
 # --- one receiver per run per web process -------------------------------------------------------

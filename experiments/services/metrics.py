@@ -142,6 +142,7 @@ def write_points(run: Run, points: Sequence[Point], *, refuse_finished: bool = F
                     value=p.value,
                     wall_time=p.wall_time,
                     tokens=p.tokens,
+                    replaces=(p.key, p.step) in stored,
                 )
                 for p in fresh
             ]
