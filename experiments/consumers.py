@@ -27,7 +27,8 @@ resumes); ``{"type": "resume", "since": seq}`` (a points frame with what came af
 or a history when that is too much, then the run as it is now, then live frames again;
 without ``since``, after the last frame sent); ``{"type": "ping"}`` (``{"type": "pong"}``).
 On connect, ``?since=<seq>`` asks for what came after ``seq`` instead of the history (a
-reconnecting client), ``?max_points=<n>`` sets a history's points per key.
+reconnecting client), then the run as it is now; ``?max_points=<n>`` sets a history's
+points per key.
 
 Closes with 4401 when unauthenticated and 4403 for a run outside the caller's teams (or one
 that does not exist).
@@ -82,6 +83,10 @@ class RunMetricsConsumer(AuthenticatedConsumer):
                 )
             else:
                 await self.catch_up(since, always=True)
+        if since is not None:
+            # A reconnecting client missed the run's state changes while away (a history
+            # carries the run; a catch-up does not), and a run that ended meanwhile sends none.
+            await self.send_json(await database_sync_to_async(live.run_frame)(self.run_id))
 
     def query_numbers(self) -> tuple[int | None, int]:
         query = parse_qs(self.scope.get("query_string", b"").decode())

@@ -261,6 +261,21 @@ async def test_it_answers_a_reconnect_with_what_came_after_its_sequence_number(
     assert frame["type"] == "points" and frame["prev"] == first.seq
     assert frame["points"]["kl"]["step"] == [3, 4]
     assert frame["points"]["kl"]["tokens"] == [30, 40]
+    # The run as it is now: its state may have changed while the client was away.
+    state = await communicator.receive_json_from(timeout=5)
+    assert state["type"] == "run" and state["run"]["id"] == run.pk
+    await communicator.disconnect()
+
+
+async def test_it_names_in_a_catch_up_the_steps_whose_stored_value_changed(
+    owner, team, push_mode
+):
+    run, secret = await setup_run(owner, team)
+    first = await write(run, batch("kl", range(4)))
+    await write(run, batch("kl", [2, 4], value=0.9))  # step 2 recomputed to another value
+    communicator, frame = await watch(run, secret, f"&since={first.seq}")
+    assert frame["points"]["kl"]["step"] == [2, 4]
+    assert frame["replaced"] == {"kl": [2]}  # the client holds step 2's old value
     await communicator.disconnect()
 
 
