@@ -365,11 +365,11 @@ class DeploymentViewSet(
     http_method_names = ["get", "post", "patch", "delete"]
 
     def get_queryset(self) -> QuerySet[Deployment]:
-        return self.scope(
-            deployments.with_shown(
-                Deployment.objects.select_related("team", "registered_model", "created_by")
-            )
-        )
+        rows = Deployment.objects.select_related("team", "registered_model", "created_by")
+        if self.action in ("list", "retrieve"):
+            # Only reads: an action that changes the deployment shows it as it is after.
+            rows = deployments.with_shown(rows)
+        return self.scope(rows.select_related("version__model"))
 
     def get_object(self) -> Deployment:
         found = self._by_slug(self.filter_queryset(self.get_queryset()))
