@@ -22,7 +22,7 @@ from crucible.accounts.services import record
 from tasks_app.services.errors import field_errors
 
 from .. import config as cfg
-from ..models import Experiment, MetricPoint, Rollout, Run, RunState
+from ..models import Experiment, Rollout, Run, RunState
 from . import capacity, control, live, usage, workers
 
 logger = logging.getLogger(__name__)
@@ -136,9 +136,12 @@ def pause_held(run: Run, *, log_tail: str) -> bool:
 
 
 def mark_resumed(run: Run, step: int) -> None:
-    """Forget what the attempt that died recorded after ``step`` (it is recorded again, so no
-    step is lost or duplicated), and note where this attempt resumed."""
-    MetricPoint.objects.filter(run=run, step__gt=step).delete()
+    """Forget the rollouts the attempt that died recorded after ``step`` (they are recorded
+    again, so no step is lost or duplicated), and note where this attempt resumed.
+
+    Its metric points stay: sockets and charts already hold them, and no frame could take
+    them back. This attempt writes those steps again, and ``metrics.write_points`` keeps a
+    point whose value is the same and replaces one that changed, naming it as replaced."""
     Rollout.objects.filter(run=run, step__gt=step).delete()
     control.reapply_after(run, step)
     if run.attempts > 1:

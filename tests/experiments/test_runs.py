@@ -63,14 +63,15 @@ def test_it_ignores_an_attempt_that_lost_its_run(run):
     assert (current.state, current.worker, current.step) == (RunState.RUNNING, "celery@b", 0)
 
 
-def test_it_forgets_what_a_dead_attempt_recorded_after_the_checkpoint(run):
+def test_it_keeps_the_points_a_dead_attempt_recorded_after_the_checkpoint(run):
+    # Viewers hold them already: the resumed attempt rewrites them in place (see write_points).
     runs.claim(run.pk, "celery@a")
     record_points(run, [Point("reward/mean", s, 0.5, 1.0) for s in range(1, 8)])
     silence(run, 61)
     resumed = runs.claim(run.pk, "celery@b")
     runs.mark_resumed(resumed, 4)
     steps = sorted(MetricPoint.objects.filter(run=run).values_list("step", flat=True))
-    assert steps == [1, 2, 3, 4]
+    assert steps == [1, 2, 3, 4, 5, 6, 7]
     current = Run.objects.get(pk=run.pk)
     assert (current.resumed_from_step, current.step) == (4, 4)
 
