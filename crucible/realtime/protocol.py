@@ -36,5 +36,6 @@ Any other close (`1001`, `1006`, `1011`): reconnect with backoff, resuming with 
 
 **Client to server:** `{"type": "pause"}`, `{"type": "resume", "since": seq}`,
 `{"type": "ping"}` (answered by `pong`). On connect, `?since=<seq>` asks for what came after
-`seq` instead of the history; `?max_points=<n>` sets a history's points per key.
+`seq` instead of the history, then the run as it is now (it may have ended meanwhile);
+`?max_points=<n>` sets a history's points per key.
 """
