@@ -16,11 +16,13 @@ from experiments import keepalive
 
 class _Echo(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    connections: set[int] = set()
+    connections: set[tuple[str, int]] = set()
     requests = 0
 
     def do_POST(self) -> None:  # noqa: N802
-        type(self).connections.add(id(self.connection))
+        # The client's address and port name a connection; an object's id can be reused
+        # once the first connection's socket is freed.
+        type(self).connections.add(self.client_address)
         type(self).requests += 1
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         raw = json.dumps({"echo": body, "auth": self.headers.get("Authorization")}).encode()
