@@ -9,7 +9,7 @@ class ExperimentsConfig(AppConfig):
         from tasks_app.services import families, model_choices, pool_jobs
 
         from . import signals
-        from .services import pins, workers
+        from .services import pins, run_hooks, suites, workers
         from .tasks import grade_pool_version
 
         # Measuring difficulty needs a model and the engine, which tasks_app does not know:
@@ -19,4 +19,6 @@ class ExperimentsConfig(AppConfig):
         model_choices.provide(workers.model_problem)
         # A family whose versions an experiment trained on must stay: it is archived instead.
         families.register_pin_finder(pins.experiments_pinning)
+        # A succeeded run has its final checkpoint evaluated on its experiment's suite.
+        run_hooks.on_run_succeeded(suites.evaluate_finished_run)
         signals.connect()  # a Celery worker's heartbeat, from ready to shutdown

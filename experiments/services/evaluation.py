@@ -42,7 +42,7 @@ from training.models import load_model
 from .. import catalogue, stats
 from ..adapters import pool_item, verifier_reward_fn
 from ..models import Checkpoint, EvaluationJob, EvaluationResult, EvaluationState, EvaluationSuite
-from . import training_job
+from .failures import failure_reason
 
 logger = logging.getLogger(__name__)
 MAX_K = 64
@@ -173,7 +173,7 @@ def run_job(job_id: int) -> None:
         _finish(job, EvaluationState.FAILED, "the evaluation reached its time limit")
     except Exception as exc:  # noqa: BLE001 - every failure ends on the job, with its reason
         logger.exception("evaluation.failed", extra={"evaluation_id": job_id})
-        _finish(job, EvaluationState.FAILED, training_job.failure_reason(exc)[:500])
+        _finish(job, EvaluationState.FAILED, failure_reason(exc)[:500])
     else:
         _finish(job, EvaluationState.SUCCEEDED, f"{job.results.count()} tasks evaluated")
 

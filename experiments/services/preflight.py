@@ -42,7 +42,9 @@ from .. import catalogue
 from .. import config as cfg
 from .. import preflight as pure
 from ..models import Experiment, PreflightReport, PreflightState
-from . import experiments, training_job, workers
+from . import experiments, workers
+from .engine_inputs import Inputs, build_inputs
+from .failures import failure_reason
 
 logger = logging.getLogger(__name__)
 DEFAULT_TASKS_PER_LEVEL = 32
@@ -102,7 +104,7 @@ def run_job(report_id: int) -> None:
         _finish(report, PreflightState.FAILED, "the pre-flight reached its time limit")
     except Exception as exc:  # noqa: BLE001 - every failure ends on the report, with its reason
         logger.exception("preflight.failed", extra={"preflight_id": report_id})
-        _finish(report, PreflightState.FAILED, training_job.failure_reason(exc)[:500])
+        _finish(report, PreflightState.FAILED, failure_reason(exc)[:500])
     else:
         _finish(report, PreflightState.SUCCEEDED, _headline(result), result)
 
@@ -132,7 +134,7 @@ def measure(report: PreflightReport) -> dict[str, Any]:
     config = cfg.parse(report.config)
     model_path = catalogue.resolve(config.model, Path(settings.MODELS_DIR))
     engine = config.engine_config(str(model_path))
-    inputs = training_job.build_inputs(report.team, config)
+    inputs = build_inputs(report.team, config)
     slices = list(_slices(inputs, config, report.tasks_per_level))
     group_size = engine.group_size if isinstance(engine, RLConfig) else 1
     shaping = pure.RewardShaping(
@@ -167,7 +169,7 @@ def measure(report: PreflightReport) -> dict[str, Any]:
 
 
 def _slices(
-    inputs: training_job.Inputs, config: cfg.ExperimentConfig, per_level: int
+    inputs: Inputs, config: cfg.ExperimentConfig, per_level: int
 ) -> Iterator[FamilySlice]:
     """A seeded slice of each family's train split at each of its curriculum's levels."""
     rng = random.Random(config.seed)

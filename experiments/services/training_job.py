@@ -6,9 +6,9 @@ the model from this worker's catalogue), resumes from the run's latest checkpoin
 ``training.train`` with the database-backed sink, store and control. Whatever happens, the
 run does not stay "running": it succeeds, is cancelled, fails with the reason and its last
 log lines, or (when the worker shuts down, or its database connection drops) goes back to the
-queue to resume from its last checkpoint, as when its worker dies. A run
-that succeeds with an evaluation suite in its configuration has its final checkpoint queued
-for evaluation on that suite.
+queue to resume from its last checkpoint, as when its worker dies. A run that succeeds is
+announced through ``run_hooks`` (evaluation queues its final checkpoint on the experiment's
+suite there).
 """
 
 from __future__ import annotations
@@ -16,39 +16,24 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
-from rest_framework.exceptions import ValidationError
 
-from crucible.accounts.models import Team
-from crucible.api.errors import flatten
-from tasks_app.services import pinning
 from training.engine import train
-from training.interfaces import Item, RewardFn
 
 from .. import catalogue, launch, memory
 from .. import config as cfg
-from ..adapters import CurriculumSampler, per_family_reward_fn, verifier_reward_fn
 from ..models import Run, RunState
-from . import runs, suites, workers
-from .recording import RunCheckpoints, RunLog, RunRecorder, Source
+from . import run_hooks, runs, workers
+from .engine_inputs import build_inputs
+from .failures import failure_reason
+from .recording import RunCheckpoints, RunLog, RunRecorder
 from .usage import UsageMeter
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class Inputs:
-    """What the engine takes from the platform for one run."""
-
-    sampler: CurriculumSampler
-    reward_fn: RewardFn
-    eval_items: list[Item]
-    sources: dict[str, Source]
 
 
 def run_job(run_id: int, worker: str) -> None:
@@ -78,7 +63,7 @@ def run_job(run_id: int, worker: str) -> None:
                 runs.pause_held(run, log_tail=log.tail())
             elif state is not None and runs.finish(run, state, log_tail=log.tail()):
                 if state == RunState.SUCCEEDED:
-                    suites.evaluate_finished_run(run)
+                    run_hooks.run_succeeded(run)
 
 
 def retry_or_fail(run: Run, exc: DatabaseError, log: RunLog) -> None:
@@ -89,30 +74,13 @@ def retry_or_fail(run: Run, exc: DatabaseError, log: RunLog) -> None:
     with contextlib.suppress(DatabaseError):
         connection.close()
     if run.database_retries >= settings.RUN_DATABASE_RETRIES:
-        logger.exception("run %s failed: database error after %d retries", run.pk, run.database_retries)
+        logger.exception(
+            "run %s failed: database error after %d retries", run.pk, run.database_retries
+        )
         runs.fail(run, failure_reason(exc), log_tail=log.tail())
         return
     logger.warning("run %s handed back after a database error: %s", run.pk, exc)
     runs.requeue(run, log_tail=log.tail(), database_retry=True)
-
-
-OUT_OF_MEMORY_ADVICE = (
-    "lower prompts_per_step, group_size, micro_batch_size or sampling.max_new_tokens, or "
-    "train on a worker with more memory"
-)
-
-
-def failure_reason(exc: BaseException) -> str:
-    if isinstance(exc, catalogue.UnknownModel):
-        return f"model: {exc}"
-    if memory.is_out_of_memory(exc):
-        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        return f"out of memory: {detail} ({OUT_OF_MEMORY_ADVICE})"
-    if isinstance(exc, launch.LaunchFailed) and memory.output_says_out_of_memory(exc.tail):
-        return f"out of memory: a training process ran out ({OUT_OF_MEMORY_ADVICE})\n{exc}"
-    if isinstance(exc, ValidationError):  # a pinned version that is no longer usable
-        return "; ".join(f"{e['field'] or 'config'}: {e['message']}" for e in flatten(exc.detail))
-    return f"{type(exc).__name__}: {exc}"
 
 
 def attempt(run: Run, log: RunLog) -> str | None:
@@ -233,45 +201,3 @@ def _announce(run: Run, config: cfg.ExperimentConfig, store: RunCheckpoints) -> 
         run.max_steps,
         resumed,
     )
-
-
-def build_inputs(team: Team, config: cfg.ExperimentConfig) -> Inputs:
-    """Sampler, per-family reward, held-out items and reward sources of the pinned versions."""
-    spec = config.curriculum
-    policy, pinned = pinning.resolve_in_team(team, spec.saved_form())
-    specs = pinning.verifier_specs(team, [f.verifier_version for f in spec.families])
-    names = {f.pool_version: pinned[f.pool_version].family for f in spec.families}
-    missing = [f.verifier_version for f in spec.families if f.verifier_version not in specs]
-    if missing:
-        raise LookupError(f"verifier versions {missing} are no longer available to the team")
-    train_tasks = (
-        (names[f.pool_version], task.difficulty, pinning.TRAIN, task)
-        for f in spec.families
-        for task in pinning.version_tasks(f.pool_version, pinning.TRAIN)
-    )
-    sampler = CurriculumSampler(policy, train_tasks, seed=config.seed)
-    reward_fn = per_family_reward_fn(
-        {
-            names[f.pool_version]: verifier_reward_fn(specs[f.verifier_version])
-            for f in spec.families
-        }
-    )
-    return Inputs(
-        sampler,
-        reward_fn,
-        _eval_items(sampler, config, names),
-        {names[f.pool_version]: Source(f.pool_version, f.verifier_version) for f in spec.families},
-    )
-
-
-def _eval_items(
-    sampler: CurriculumSampler, config: cfg.ExperimentConfig, names: dict[int, str]
-) -> list[Item]:
-    """The first ``max_tasks`` held-out tasks of each evaluated family, in pool order."""
-    if not config.eval.every:
-        return []
-    return [
-        sampler.item(task, names[version])
-        for version in config.eval.families
-        for task in pinning.version_tasks(version, pinning.HELD_OUT, config.eval.max_tasks)
-    ]

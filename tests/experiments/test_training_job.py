@@ -11,7 +11,7 @@ from django.db import connection
 
 from experiments.catalogue import TINY_MODEL
 from experiments.models import Checkpoint, MetricPoint, Rollout, Run, RunState
-from experiments.services import experiments, runs, training_job
+from experiments.services import experiments, failures, runs, training_job
 from tests.conftest import need_service
 from tests.experiments.runs_setup import (  # noqa: F401 (fixtures)
     advertise,
@@ -90,7 +90,7 @@ def test_it_fails_rather_than_staying_running_when_training_raises(owner, team, 
 
 
 def test_it_gives_any_other_error_with_its_type():
-    assert training_job.failure_reason(KeyError("digits")) == "KeyError: 'digits'"
+    assert failures.failure_reason(KeyError("digits")) == "KeyError: 'digits'"
 
 
 @pytest.mark.parametrize(
@@ -102,7 +102,7 @@ def test_it_gives_any_other_error_with_its_type():
     ],
 )
 def test_it_says_out_of_memory_when_a_run_runs_out(error):
-    assert training_job.failure_reason(error).startswith("out of memory: ")
+    assert failures.failure_reason(error).startswith("out of memory: ")
 
 
 def test_it_cancels_at_the_next_step_boundary(owner, team, folders):
@@ -133,7 +133,7 @@ def test_it_words_a_refused_pinned_version_by_its_field():
     from tasks_app.services.errors import field_errors
 
     refused = field_errors([("config.families[0].version", "must be the id of a pool version")])
-    reason = training_job.failure_reason(refused)
+    reason = failures.failure_reason(refused)
     assert reason == "config.families[0].version: must be the id of a pool version"
 
 
