@@ -23,6 +23,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from training import metric_catalogue as metric
 from training.generation import Rollout
 from training.losses import normalize_and_clip, zero_std_groups
 from training.metrics import zero_std_breakdown
@@ -52,10 +53,10 @@ def refill(run: Run, first: Batch) -> Batch:
     batch = _trained_batch(run, rounds, quota)
     batch.metrics.update(
         {
-            "dynamic_sampling/fill_rate": float(counts[:, 1].clamp(max=counts[:, 0]).sum())
+            metric.DYNAMIC_FILL_RATE: float(counts[:, 1].clamp(max=counts[:, 0]).sum())
             / float(counts[:, 0].sum()),
-            "dynamic_sampling/rounds": len(rounds),
-            "dynamic_sampling/prompts_generated": int(counts[:, 2].sum()),
+            metric.DYNAMIC_ROUNDS: len(rounds),
+            metric.DYNAMIC_PROMPTS_GENERATED: int(counts[:, 2].sum()),
         }
     )
     return batch
@@ -88,7 +89,7 @@ def _trained_batch(run: Run, rounds: list[Batch], quota: int) -> Batch:
     rows = (order[:, None] * group_size + torch.arange(group_size)).flatten()
     metrics = rollout_metrics(items, results, raw, everything)
     # The zero-std shares are of every generated group, the replaced ones included.
-    metrics["frac_reward_zero_std"] = 1 - mixed.float().mean().item()
+    metrics[metric.FRAC_REWARD_ZERO_STD] = 1 - mixed.float().mean().item()
     metrics.update(zero_std_breakdown(items, ~mixed_rows, group_size))
     batch = Batch(
         [items[i] for i in rows.tolist()],

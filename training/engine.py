@@ -19,6 +19,7 @@ from accelerate.utils import broadcast_object_list, set_seed
 from tqdm.auto import tqdm
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from training import metric_catalogue as metric
 from training.algorithms import STEP_FUNCTIONS
 from training.checkpoint import load_checkpoint, save
 from training.config import BaseConfig
@@ -112,7 +113,7 @@ def _loop(
         if eval_items and config.eval_every and run.step % config.eval_every == 0:
             result = run_eval(run, eval_items)
             evals.append((run.step, result))
-            metrics.update(result.metrics("eval/"))
+            metrics.update(result.metrics(metric.EVAL_PREFIX))
         if main and sink is not None:
             sink.log(run.step, metrics)
         report_rollouts(run, rollout_sink if main else None)
@@ -125,7 +126,7 @@ def _loop(
         if control is not None and main:
             control.progress(run.step, config.max_steps, metrics)
         bar.update(1)
-        shown = "reward/mean" if "reward/mean" in metrics else "loss/sft"
+        shown = metric.REWARD_MEAN if metric.REWARD_MEAN in metrics else metric.LOSS_SFT
         bar.set_postfix({shown.split("/")[0]: f"{metrics.get(shown, float('nan')):.3f}"})
     bar.close()
     # A pause keeps its state (it resumes from it); a cancel or a lost run does not.
@@ -174,13 +175,13 @@ def report_rollouts(run: Run, sink: RolloutSink | None) -> None:
 
 def finish_metrics(run: Run, metrics: dict[str, float], seconds: float) -> dict[str, float]:
     metrics = {**metrics, **run.timer.metrics()}
-    metrics["learning_rate"] = run.scheduler.get_last_lr()[0]
-    metrics["perf/step_s"] = seconds
-    if "perf/completion_tokens" in metrics:
-        run.tokens_seen += count_everywhere(run, metrics["perf/completion_tokens"])
-        metrics["perf/tokens_seen"] = run.tokens_seen
-        metrics["perf/tokens_per_s"] = metrics.pop("perf/completion_tokens") / seconds
-        metrics["perf/completions_per_s"] = metrics.pop("perf/completions") / seconds
+    metrics[metric.LEARNING_RATE] = run.scheduler.get_last_lr()[0]
+    metrics[metric.STEP_S] = seconds
+    if metric.COMPLETION_TOKENS in metrics:
+        run.tokens_seen += count_everywhere(run, metrics[metric.COMPLETION_TOKENS])
+        metrics[metric.TOKENS_SEEN] = run.tokens_seen
+        metrics[metric.TOKENS_PER_S] = metrics.pop(metric.COMPLETION_TOKENS) / seconds
+        metrics[metric.COMPLETIONS_PER_S] = metrics.pop(metric.COMPLETIONS) / seconds
     return metrics
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from training import metric_catalogue as metric
 from training.config import SamplingConfig
 from training.generation import Generator, HFGenerator
 from training.interfaces import Item, RewardFn, RewardResult
@@ -34,7 +35,7 @@ class EvalResult:
     errors: dict[str, int]
     n: int
 
-    def metrics(self, prefix: str = "eval/") -> dict[str, float]:
+    def metrics(self, prefix: str = metric.EVAL_PREFIX) -> dict[str, float]:
         return {f"{prefix}{key}": value for key, value in self.breakdown.items()}
 
 
@@ -64,7 +65,7 @@ def evaluate(
             results += reward_fn(chunk, out.texts)
     breakdown = success_breakdown(items, results)
     errors = Counter(r.error_type for r in results if r.error_type)
-    return EvalResult(breakdown.pop("success"), breakdown, dict(errors), len(items))
+    return EvalResult(breakdown.pop(metric.SUCCESS), breakdown, dict(errors), len(items))
 
 
 def judged_batches(

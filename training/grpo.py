@@ -15,6 +15,7 @@ from functools import partial
 
 import torch
 
+from training import metric_catalogue as metric
 from training.config import GRPOConfig
 from training.dynamic_sampling import refill
 from training.losses import (
@@ -35,6 +36,7 @@ from training.step import (
     Run,
     completion_logits,
     micro_batches,
+    reference,
     rollout_logprobs,
     update,
 )
@@ -54,7 +56,7 @@ def train_step(run: Run) -> dict[str, float]:
     batch.advantages = advantages
     flat = zero_std_groups(batch.rewards, config.group_size)  # (B,)
     if not config.dynamic_sampling:  # which reports them over every group it generated
-        metrics["frac_reward_zero_std"] = flat.float().mean().item()
+        metrics[metric.FRAC_REWARD_ZERO_STD] = flat.float().mean().item()
         metrics.update(zero_std_breakdown(batch.items, flat, config.group_size))
     dropping = config.drop_zero_std_groups or config.dynamic_sampling
     keep = ~flat if dropping else torch.ones_like(flat)
@@ -101,8 +103,9 @@ def reference_logprobs(run: Run, batch: Batch) -> tuple[torch.Tensor | None, tor
     old, ref = batch.behaviour_logps, None
     if old is None and run.config.num_epochs > 1:
         old = rollout_logprobs(run, run.model, batch.rollout)
-    if run.ref_model is not None:
-        ref = rollout_logprobs(run, run.ref_model, batch.rollout)
+    with reference(run) as ref_model:
+        if ref_model is not None:
+            ref = rollout_logprobs(run, ref_model, batch.rollout)
     return old, ref
 
 
@@ -136,11 +139,11 @@ def policy_loss(
         diagnostics.update(tis_metrics(weights, mask, config.tis_cap))
     entropy = entropy_from_logits(logits.detach() if config.entropy_coef == 0 else logits)
     per_token_loss = per_token_loss - config.entropy_coef * entropy
-    diagnostics["entropy"] = masked_mean(entropy, mask).item()
+    diagnostics[metric.ENTROPY] = masked_mean(entropy, mask).item()
     if ref_logps is not None:
         per_token_kl = kl_estimate(logps, ref_logps[rows], config.kl_estimator)
         per_token_loss = per_token_loss + config.kl_coef * per_token_kl
-        diagnostics["kl"] = masked_mean(per_token_kl, mask).item()
+        diagnostics[metric.KL] = masked_mean(per_token_kl, mask).item()
     n_seqs, n_tokens, n_rows = denominators
     loss = aggregate(
         per_token_loss,
@@ -152,10 +155,10 @@ def policy_loss(
     )
     diagnostics.update(
         {
-            "loss/policy": loss.item() * n_rows / len(rows),  # the mini-batch loss, estimated
-            "clip_ratio/low_mean": masked_mean(low.float(), mask).item(),
-            "clip_ratio/high_mean": masked_mean(high.float(), mask).item(),
-            "clip_ratio": masked_mean((low | high).float(), mask).item(),
+            metric.LOSS_POLICY: loss.item() * n_rows / len(rows),  # the mini-batch loss, estimated
+            metric.CLIP_RATIO_LOW: masked_mean(low.float(), mask).item(),
+            metric.CLIP_RATIO_HIGH: masked_mean(high.float(), mask).item(),
+            metric.CLIP_RATIO: masked_mean((low | high).float(), mask).item(),
         }
     )
     return loss, diagnostics

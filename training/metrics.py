@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import torch
 
+from training import metric_catalogue as metric
 from training.generation import Rollout
 from training.interfaces import Item, RewardResult
 from training.losses import masked_mean
@@ -54,7 +55,7 @@ def logprob_gap(
     if sampling_logps is None or not mask.any():
         return {}
     gap = (train_logps.detach() - sampling_logps).abs()[mask.bool()]
-    return {"logprob_gap/mean": gap.mean().item(), "logprob_gap/max": gap.max().item()}
+    return {metric.LOGPROB_GAP_MEAN: gap.mean().item(), metric.LOGPROB_GAP_MAX: gap.max().item()}
 
 
 def tis_metrics(weights: torch.Tensor, mask: torch.Tensor, cap: float) -> dict[str, float]:
@@ -62,8 +63,8 @@ def tis_metrics(weights: torch.Tensor, mask: torch.Tensor, cap: float) -> dict[s
     `weights` is (B, T) or (B, 1) per sequence."""
     weights = weights.expand_as(mask)
     return {
-        "tis/weight_mean": masked_mean(weights, mask).item(),
-        "tis/truncated_frac": masked_mean((weights >= cap).float(), mask).item(),
+        metric.TIS_WEIGHT_MEAN: masked_mean(weights, mask).item(),
+        metric.TIS_TRUNCATED_FRAC: masked_mean((weights >= cap).float(), mask).item(),
     }
 
 
@@ -82,7 +83,7 @@ class Timer:
             self.seconds[phase] += time.perf_counter() - start
 
     def metrics(self) -> dict[str, float]:
-        return {f"time/{phase}_s": s for phase, s in self.seconds.items()}
+        return {metric.PHASE_S.format(phase=phase): s for phase, s in self.seconds.items()}
 
 
 def reward_metrics(
@@ -91,24 +92,26 @@ def reward_metrics(
     """reward/mean, reward/std, reward/<part>, success, success/<family>[/d<k>], errors/<type>,
     and verdicts/judge_flip_rate when the step has judged rollouts (`judge_flip_rate`)."""
     out = {
-        "reward/mean": rewards.mean().item(),
-        "reward/std": rewards.std().item() if len(rewards) > 1 else 0.0,
+        metric.REWARD_MEAN: rewards.mean().item(),
+        metric.REWARD_STD: rewards.std().item() if len(rewards) > 1 else 0.0,
     }
     parts: dict[str, list[float]] = defaultdict(list)
     for result in results:
         for name, value in result.parts.items():
             parts[name].append(value)
-    out.update({f"reward/{name}": sum(v) / len(v) for name, v in parts.items()})
+    out.update({metric.REWARD_PART.format(part=name): sum(v) / len(v) for name, v in parts.items()})
     out.update(success_breakdown(items, results))
     errors: dict[str, int] = defaultdict(int)
     for result in results:
         if result.error_type:
             errors[result.error_type] += 1
-    out.update({f"errors/{name}": n / len(results) for name, n in errors.items()})
-    out["reward/unscorable_frac"] = sum(r.reward is None for r in results) / len(results)
+    out.update(
+        {metric.ERRORS.format(error_type=name): n / len(results) for name, n in errors.items()}
+    )
+    out[metric.REWARD_UNSCORABLE_FRAC] = sum(r.reward is None for r in results) / len(results)
     flip_rate = judge_flip_rate(results)
     if flip_rate is not None:  # no judged rollout: nothing logged, the signal stays unchecked
-        out["verdicts/judge_flip_rate"] = flip_rate
+        out[metric.JUDGE_FLIP_RATE] = flip_rate
     return out
 
 
@@ -146,9 +149,10 @@ def success_breakdown(items: Sequence[Item], results: Sequence[RewardResult]) ->
     """Pass rate overall, by family and by family x difficulty."""
     groups: dict[str, list[bool]] = defaultdict(list)
     for item, result in zip(items, results, strict=True):
-        groups["success"].append(result.passed)
-        groups[f"success/{item.family}"].append(result.passed)
-        groups[f"success/{item.family}/d{item.difficulty}"].append(result.passed)
+        groups[metric.SUCCESS].append(result.passed)
+        groups[metric.SUCCESS_FAMILY.format(family=item.family)].append(result.passed)
+        level = metric.SUCCESS_FAMILY_LEVEL.format(family=item.family, difficulty=item.difficulty)
+        groups[level].append(result.passed)
     return {key: sum(v) / len(v) for key, v in groups.items()}
 
 
@@ -164,7 +168,9 @@ def zero_std_breakdown(
     groups: dict[str, list[bool]] = defaultdict(list)
     for start in range(0, len(items), group_size):
         item = items[start]
-        key = f"frac_reward_zero_std/{item.family}/d{item.difficulty}"
+        key = metric.FRAC_REWARD_ZERO_STD_LEVEL.format(
+            family=item.family, difficulty=item.difficulty
+        )
         groups[key].append(bool(flat[start]))
     return {key: sum(v) / len(v) for key, v in groups.items()}
 
@@ -172,8 +178,8 @@ def zero_std_breakdown(
 def completion_metrics(rollout: Rollout) -> dict[str, float]:
     lengths = rollout.lengths.float()
     return {
-        "completions/mean_length": lengths.mean().item(),
-        "completions/max_length": lengths.max().item(),
-        "completions/min_length": lengths.min().item(),
-        "completions/clipped_ratio": rollout.truncated.float().mean().item(),
+        metric.COMPLETIONS_MEAN_LENGTH: lengths.mean().item(),
+        metric.COMPLETIONS_MAX_LENGTH: lengths.max().item(),
+        metric.COMPLETIONS_MIN_LENGTH: lengths.min().item(),
+        metric.COMPLETIONS_CLIPPED_RATIO: rollout.truncated.float().mean().item(),
     }

@@ -11,6 +11,7 @@ from functools import partial
 
 import torch
 
+from training import metric_catalogue as metric
 from training.config import PPOConfig
 from training.losses import (
     clipped_surrogate,
@@ -29,6 +30,7 @@ from training.step import (
     Run,
     completion_logits,
     micro_batches,
+    reference,
     rollout,
     sample_items,
     update,
@@ -50,7 +52,7 @@ def train_step(run: Run) -> dict[str, float]:
     if ref_logps is not None:
         per_token_kl = kl_k1(old_logps, ref_logps)
         token_rewards = token_rewards - config.kl_coef * per_token_kl * mask
-        metrics["kl"] = masked_mean(per_token_kl, mask).item()
+        metrics[metric.KL] = masked_mean(per_token_kl, mask).item()
     advantages, returns = gae(token_rewards, old_values, mask, config.gamma, config.lam)
     if config.whiten_advantages:
         advantages = whiten(advantages, mask)
@@ -68,7 +70,7 @@ def train_step(run: Run) -> dict[str, float]:
                 log,
             )
     metrics.update(log.flush())
-    metrics["val/explained_variance"] = explained_variance(old_values, returns, mask)
+    metrics[metric.EXPLAINED_VARIANCE] = explained_variance(old_values, returns, mask)
     return metrics
 
 
@@ -83,9 +85,10 @@ def rollout_statistics(run: Run, batch: Batch):
             logits, hidden = completion_logits(run.model, mb, temperature, hidden=True)
             logps.append(token_logprobs(logits, mb.completion_ids))
             values.append(run.critic(hidden))
-            if run.ref_model is not None:
-                ref_logits, _ = completion_logits(run.ref_model, mb, temperature)
-                ref.append(token_logprobs(ref_logits, mb.completion_ids))
+            with reference(run) as ref_model:
+                if ref_model is not None:
+                    ref_logits, _ = completion_logits(ref_model, mb, temperature)
+                    ref.append(token_logprobs(ref_logits, mb.completion_ids))
     return torch.cat(logps), torch.cat(values), (torch.cat(ref) if ref else None)
 
 
@@ -119,11 +122,11 @@ def ppo_loss(run: Run, batch: Batch, old_logps, old_values, advantages, returns,
     loss = masked_sum(per_token_loss, mask) / max(n_tokens, 1)
     return loss, {
         **diagnostics,
-        "loss/policy": masked_mean(pg_loss, mask).item(),
-        "loss/value": masked_mean(vf_loss, mask).item(),
-        "entropy": masked_mean(entropy, mask).item(),
-        "clip_ratio": masked_mean((low | high).float(), mask).item(),
-        "approx_kl": masked_mean(kl_k1(old_logps[rows], logps.detach()), mask).item(),
+        metric.LOSS_POLICY: masked_mean(pg_loss, mask).item(),
+        metric.LOSS_VALUE: masked_mean(vf_loss, mask).item(),
+        metric.ENTROPY: masked_mean(entropy, mask).item(),
+        metric.CLIP_RATIO: masked_mean((low | high).float(), mask).item(),
+        metric.APPROX_KL: masked_mean(kl_k1(old_logps[rows], logps.detach()), mask).item(),
     }
 
 

@@ -3,6 +3,7 @@ et al. 2022): sample G completions per prompt, keep the verified ones, SFT on th
 
 from __future__ import annotations
 
+from training import metric_catalogue as metric
 from training.sft import sft_on, teacher_rollout
 from training.step import Run, rollout, sample_items
 
@@ -20,11 +21,11 @@ def train_step(run: Run) -> dict[str, float]:
             answers.add(text)
             kept_prompts.append(item.prompt)
             kept_answers.append(text)
-    metrics = {**batch.metrics, "rejection/kept_frac": len(kept_answers) / len(batch.items)}
+    metrics = {**batch.metrics, metric.REJECTION_KEPT_FRAC: len(kept_answers) / len(batch.items)}
     if not kept_answers:
         return metrics
     sft_batch = teacher_rollout(run.tokenizer, kept_prompts, kept_answers, run.accelerator.device)
     sft_metrics = sft_on(run, sft_batch)
-    for key in ("perf/completion_tokens", "perf/completions"):
+    for key in (metric.COMPLETION_TOKENS, metric.COMPLETIONS):
         sft_metrics.pop(key)
     return {**metrics, **sft_metrics}

@@ -8,6 +8,7 @@ from functools import partial
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from training import metric_catalogue as metric
 from training.generation import Rollout
 from training.losses import masked_sum, token_logprobs
 from training.metrics import MetricLists
@@ -32,7 +33,7 @@ def sft_on(run: Run, batch: Rollout) -> dict[str, float]:
         n_tokens = int(batch.completion_mask[torch.cat(micro)].sum())
         update(run, micro, partial(nll_loss, run, batch, n_tokens), log)
     n = batch.completion_mask.sum().item()
-    return {**log.flush(), "perf/completion_tokens": n, "perf/completions": len(batch.texts)}
+    return {**log.flush(), metric.COMPLETION_TOKENS: n, metric.COMPLETIONS: len(batch.texts)}
 
 
 def nll_loss(
@@ -43,7 +44,9 @@ def nll_loss(
     nll = -token_logprobs(logits, mb.completion_ids)  # (b, C)
     loss = masked_sum(nll, mb.completion_mask) / n_tokens
     return loss, {
-        "loss/sft": (masked_sum(nll.detach(), mb.completion_mask) / mb.completion_mask.sum()).item()
+        metric.LOSS_SFT: (
+            masked_sum(nll.detach(), mb.completion_mask) / mb.completion_mask.sum()
+        ).item()
     }
 
 
