@@ -18,6 +18,7 @@ from tasks_app.curriculum import Curriculum, CurriculumConfig, TaskPicker
 from tasks_app.families.base import Task
 from tasks_app.verifiers import build_verifier
 from tasks_app.verifiers.layers.base import SHARE_TESTS
+from training import metric_catalogue as metric
 from training.interfaces import Item, RewardFn, RewardResult
 
 
@@ -86,7 +87,9 @@ def per_family_reward_fn(by_family: Mapping[str, RewardFn]) -> RewardFn:
         for family, indices in rows.items():
             if family not in by_family:
                 raise KeyError(f"no verifier for family {family!r}")
-            judged = by_family[family]([items[i] for i in indices], [completions[i] for i in indices])
+            judged = by_family[family](
+                [items[i] for i in indices], [completions[i] for i in indices]
+            )
             for i, result in zip(indices, judged, strict=True):
                 results[i] = result
         return [r for r in results if r is not None]
@@ -137,10 +140,10 @@ class CurriculumSampler:
         out: dict[str, float] = {}
         for family in self.curriculum.distributions:
             for level, p in self.curriculum.distribution(family).items():
-                out[f"curriculum/{family}/d{level}"] = p
+                out[metric.CURRICULUM_LEVEL.format(family=family, difficulty=level)] = p
             rate = self.curriculum.success_rate(family)
             if rate is not None:
-                out[f"curriculum/{family}/rolling_success"] = rate
+                out[metric.CURRICULUM_ROLLING_SUCCESS.format(family=family)] = rate
         return out
 
     def state_dict(self) -> dict[str, Any]:

@@ -32,11 +32,12 @@ signal is ``warning`` once its measure reaches ``WARN_FRACTION`` of the way to b
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from training import metric_catalogue as metric
 
 History = Mapping[str, Sequence[tuple[int, float | None]]]
 
@@ -47,8 +48,18 @@ RECENT_POINTS = 5
 """Points averaged for a "current" value (length, entropy), so one noisy step does not trip."""
 KL_STD_FLOOR = 1e-3
 """A KL series that has been flat still needs to move this much (nats) to count as a spike."""
-JUDGE_FLIP_METRIC = "verdicts/judge_flip_rate"
-NON_PART_REWARDS = {"mean", "std", "unscorable_frac"}
+JUDGE_FLIP_METRIC = metric.JUDGE_FLIP_RATE
+READ_METRICS = (
+    metric.REWARD_PART,
+    metric.EVAL_SUCCESS_FAMILY,
+    metric.COMPLETIONS_MEAN_LENGTH,
+    metric.KL,
+    metric.ENTROPY,
+    metric.CURRICULUM_LEVEL,
+    metric.CURRICULUM_ROLLING_SUCCESS,
+    metric.JUDGE_FLIP_RATE,
+)
+"""The metrics the signals read (`reward/<part>` stands for every `reward/...` name)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,7 @@ DEFAULT_SIGNALS: dict[str, SignalSetting] = {
 """``threshold`` per signal: a reward rise, a length ratio, a KL z-score, an entropy floor
 (nats), a number of steps, a share of the reward, a flip rate. None pauses a run unless the
 team asks it to: a breach is marked on the charts and the health panel either way."""
+
 
 def stored_states(stored: Mapping[str, Any] | None) -> dict[str, Any]:
     """A run's stored states (``Run.health``) in the one shape the API and the live frame
@@ -276,7 +288,7 @@ def heldout_series(history: History) -> list[tuple[int, float]]:
     """Held-out success per evaluated step: the mean of ``eval/success/<family>``."""
     by_step: dict[int, list[float]] = {}
     for key in history:
-        if re.fullmatch(r"eval/success/[^/]+", key):
+        if metric.match(metric.EVAL_SUCCESS_FAMILY, key) is not None:
             for step, value in _series(history, key):
                 by_step.setdefault(step, []).append(value)
     return [(step, statistics.fmean(vs)) for step, vs in sorted(by_step.items())]
@@ -287,7 +299,7 @@ def heldout_series(history: History) -> list[tuple[int, float]]:
 
 def reward_vs_heldout(history: History, settings: Settings) -> Signal:
     name, conf = "reward_vs_heldout", settings.signals["reward_vs_heldout"]
-    reward, heldout = _series(history, "reward/mean"), heldout_series(history)
+    reward, heldout = _series(history, metric.REWARD_MEAN), heldout_series(history)
     if len(reward) < 2 or len(heldout) < 2:
         return _unavailable(
             name, conf, "needs training reward and two or more held-out evaluations"
@@ -320,7 +332,7 @@ def reward_vs_heldout(history: History, settings: Settings) -> Signal:
 
 def length_blowup(history: History, settings: Settings) -> Signal:
     name, conf = "length_blowup", settings.signals["length_blowup"]
-    lengths = _series(history, "completions/mean_length")
+    lengths = _series(history, metric.COMPLETIONS_MEAN_LENGTH)
     early = _within(lengths, lengths[0][0], lengths[0][0] + settings.window) if lengths else []
     if len(lengths) <= len(early) or not early or statistics.fmean(v for _, v in early) <= 0:
         return _unavailable(
@@ -345,7 +357,7 @@ def length_blowup(history: History, settings: Settings) -> Signal:
 
 def kl_spike(history: History, settings: Settings) -> Signal:
     name, conf = "kl_spike", settings.signals["kl_spike"]
-    kl = _series(history, "kl")
+    kl = _series(history, metric.KL)
     if len(kl) < 3:
         return _unavailable(name, conf, "needs a KL penalty (kl) logged for three or more steps")
 
@@ -371,7 +383,7 @@ def kl_spike(history: History, settings: Settings) -> Signal:
 
 def entropy_collapse(history: History, settings: Settings) -> Signal:
     name, conf = "entropy_collapse", settings.signals["entropy_collapse"]
-    entropy = _series(history, "entropy")
+    entropy = _series(history, metric.ENTROPY)
     if not entropy:
         return _unavailable(name, conf, "needs the policy's entropy logged")
 
@@ -393,7 +405,7 @@ def entropy_collapse(history: History, settings: Settings) -> Signal:
 def curriculum_stuck(history: History, settings: Settings, band: tuple[float, float]) -> Signal:
     name, conf = "curriculum_stuck", settings.signals["curriculum_stuck"]
     families = sorted(
-        {m.group(1) for k in history if (m := re.fullmatch(r"curriculum/([^/]+)/d\d+", k))}
+        {p["family"] for k in history if (p := metric.match(metric.CURRICULUM_LEVEL, k))}
     )
     if not families:
         return _unavailable(name, conf, "needs a curriculum (curriculum/<family>/d<level>)")
@@ -420,11 +432,12 @@ def _stuck_streak(
 ) -> tuple[int, int | None, str]:
     """Steps (to the last) with one level holding ``mass`` and success outside the band."""
     levels = {
-        k.rsplit("/d", 1)[1]: dict(_series(history, k))
+        p["difficulty"]: dict(_series(history, k))
         for k in history
-        if re.fullmatch(rf"curriculum/{re.escape(family)}/d\d+", k)
+        if (p := metric.match(metric.CURRICULUM_LEVEL, k)) and p["family"] == family
     }
-    success = dict(_series(history, f"curriculum/{family}/rolling_success"))
+    rolling = metric.CURRICULUM_ROLLING_SUCCESS.format(family=family)
+    success = dict(_series(history, rolling))
     steps = sorted({s for per in levels.values() for s in per})
     streak_start, level = None, ""
     for step in reversed(steps):
@@ -442,9 +455,9 @@ def _stuck_streak(
 def part_dominates(history: History, settings: Settings) -> Signal:
     name, conf = "part_dominates", settings.signals["part_dominates"]
     parts = {
-        k.split("/", 1)[1]: _series(history, k)
+        p["part"]: _series(history, k)
         for k in history
-        if re.fullmatch(r"reward/[^/]+", k) and k.split("/", 1)[1] not in NON_PART_REWARDS
+        if (p := metric.match(metric.REWARD_PART, k)) and k not in metric.REWARD_SUMMARIES
     }
     parts = {p: pts for p, pts in parts.items() if pts}
     if len(parts) < 2:
@@ -524,8 +537,4 @@ def pause_reason(signal: Signal) -> str:
 
 def metric_keys(history_keys: Sequence[str]) -> list[str]:
     """The keys of a run's metrics the signals read (so a caller loads only those)."""
-    pattern = re.compile(
-        r"reward/[^/]+|eval/success/[^/]+|completions/mean_length|kl|entropy|"
-        rf"curriculum/[^/]+/(d\d+|rolling_success)|{re.escape(JUDGE_FLIP_METRIC)}"
-    )
-    return [k for k in history_keys if pattern.fullmatch(k)]
+    return [k for k in history_keys if any(metric.match(n, k) is not None for n in READ_METRICS)]

@@ -32,6 +32,8 @@ REWARD_PROCESS = "reward/process"
 REWARD_CONSTRAINT = "reward/constraint"
 REWARD_UNSCORABLE_FRAC = "reward/unscorable_frac"
 REWARD_PART = "reward/{part}"
+REWARD_SUMMARIES = frozenset({REWARD_MEAN, REWARD_STD, REWARD_UNSCORABLE_FRAC})
+"""The `reward/...` names that summarise the reward rather than name one of its parts."""
 SUCCESS = "success"
 SUCCESS_FAMILY = "success/{family}"
 SUCCESS_FAMILY_LEVEL = "success/{family}/d{difficulty}"
@@ -412,8 +414,16 @@ CATALOGUE: tuple[MetricSpec, ...] = (
 """Exact names, then templates; a key matches at most one template."""
 
 
+BY_NAME = {spec.name: spec for spec in CATALOGUE}
+
+
+def match(name: str, key: str) -> dict[str, str] | None:
+    """The placeholders' values when `key` is an instance of the catalogue's `name`
+    (`match(SUCCESS_FAMILY, "success/digits") == {"family": "digits"}`), else None."""
+    return BY_NAME[name].match(key)
+
+
 def lookup(key: str) -> MetricSpec | None:
     """The catalogue entry `key` is an instance of (an exact name before a template), or
     None for a name we do not know."""
-    exact = next((spec for spec in CATALOGUE if spec.name == key), None)
-    return exact or next((spec for spec in CATALOGUE if spec.match(key) is not None), None)
+    return BY_NAME.get(key) or next((s for s in CATALOGUE if s.match(key) is not None), None)

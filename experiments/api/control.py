@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
+from training import metric_catalogue as metric
 
 from ..models import Run, RunEvent
 from ..services import control, usage
@@ -127,7 +128,10 @@ def run_curriculum(run: Run) -> dict[str, Any]:
                 "name": fam.name,
                 "levels": list(fam.levels),
                 "weight": fam.weight,
-                "distribution": [summary.get(f"curriculum/{fam.name}/d{lv}") for lv in fam.levels],
+                "distribution": [
+                    summary.get(metric.CURRICULUM_LEVEL.format(family=fam.name, difficulty=lv))
+                    for lv in fam.levels
+                ],
             }
             for fam in config.families
         ],

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.conf import settings
 
+from training import metric_catalogue as metric
 from training.interfaces import Completion, DirectoryStore
 
 from ..models import Checkpoint, Rollout, Run
@@ -171,7 +172,7 @@ ROLLOUT_FIELDS = [
 
 
 def _headline(metrics: Mapping[str, float]) -> str:
-    keys = ("reward/mean", "success", "loss/sft", "kl", "perf/step_s")
+    keys = (metric.REWARD_MEAN, metric.SUCCESS, metric.LOSS_SFT, metric.KL, metric.STEP_S)
     return " ".join(f"{k}={metrics[k]:.4g}" for k in keys if k in metrics)
 
 

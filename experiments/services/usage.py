@@ -27,13 +27,14 @@ from rest_framework.exceptions import APIException
 
 from crucible.accounts.models import Team
 from tasks_app.services.errors import field_errors
+from training import metric_catalogue as metric
 from training.interfaces import Completion
 
 from .. import config as cfg
 from ..models import CostRate, Run, RunState, TeamQuota, Usage
 
 TRAINING_QUEUE = "gpu"
-"""Training runs are sent to the gpu queue (``workers.send_training``)."""
+"""Training runs are sent to the gpu queue (the route of ``experiments.jobs.RUN_TRAINING``)."""
 QUEUES = ("gpu", "cpu")
 ACTIVE_STATES = (RunState.QUEUED, RunState.RUNNING)
 """What counts against a team's concurrent runs: a paused run holds no worker."""
@@ -188,7 +189,7 @@ class UsageMeter:
         for family, tokens in self.step_amounts.items():
             amounts.setdefault(family, Amount()).add(tokens)
         if not self.step_amounts and metrics:
-            local = metrics.get("perf/tokens_per_s", 0.0) * metrics.get("perf/step_s", 0.0)
+            local = metrics.get(metric.TOKENS_PER_S, 0.0) * metrics.get(metric.STEP_S, 0.0)
             amounts.setdefault("", Amount()).generated_tokens += round(local) * self.processes
         self.step_amounts = {}
         return charge(self.run.team_id, TRAINING_QUEUE, amounts, run_id=self.run.pk)
