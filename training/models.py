@@ -24,12 +24,21 @@ from transformers import (
 )
 
 from training.config import ModelConfig
+from training.lora import is_adapter_dir, load_adapted
 
 SPECIAL_TOKENS = {"pad_token": "<pad>", "bos_token": "<s>", "eos_token": "</s>"}
 
 
 def train_tokenizer(corpus: Iterable[str], vocab_size: int = 96) -> PreTrainedTokenizerFast:
     """A byte-level BPE whose pre-tokenizer splits every digit into its own token."""
+    bpe = digit_bpe(corpus, vocab_size, list(SPECIAL_TOKENS.values()))
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, **SPECIAL_TOKENS)
+    tokenizer.padding_side = "left"  # decoder-only generation pads on the left
+    return tokenizer
+
+
+def digit_bpe(corpus: Iterable[str], vocab_size: int, special_tokens: list[str]) -> Tokenizer:
+    """Byte-level BPE trained on `corpus`, every digit its own token, `special_tokens` first."""
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.Sequence(
         [
@@ -40,14 +49,12 @@ def train_tokenizer(corpus: Iterable[str], vocab_size: int = 96) -> PreTrainedTo
     bpe.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
-        special_tokens=list(SPECIAL_TOKENS.values()),
+        special_tokens=special_tokens,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
     bpe.train_from_iterator(corpus, trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, **SPECIAL_TOKENS)
-    tokenizer.padding_side = "left"  # decoder-only generation pads on the left
-    return tokenizer
+    return bpe
 
 
 def build_tiny_model(
@@ -87,7 +94,11 @@ def load_model(
         model = build_tiny_model(tokenizer, config.tiny_layers, config.tiny_width, seed)
     else:
         tokenizer = AutoTokenizer.from_pretrained(config.path)
-        model = AutoModelForCausalLM.from_pretrained(config.path, dtype=torch.float32)
+        model = (  # a LoRA checkpoint: its adapter merged into the base it names
+            load_adapted(config.path)
+            if is_adapter_dir(config.path)
+            else AutoModelForCausalLM.from_pretrained(config.path, dtype=torch.float32)
+        )
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"

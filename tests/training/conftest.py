@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from training import digits
+from training import digits, tiny_models
 from training.config import ModelConfig, SamplingConfig
 from training.demo import cached_base
 from training.engine import train
@@ -27,6 +27,19 @@ def base_dir(tmp_path_factory) -> Path:
     directory = tmp_path_factory.mktemp("tiny-base")
     cached_base(directory, BASE_SFT_STEPS)
     return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_build(tmp_path_factory):
+    """`tiny_build("qwen2")`: the directory of that tiny architecture, built once a session."""
+    built: dict[str, Path] = {}
+
+    def get(arch: str) -> Path:
+        if arch not in built:
+            built[arch] = tiny_models.build(arch, tmp_path_factory.mktemp(f"tiny-{arch}"))
+        return built[arch]
+
+    return get
 
 
 @pytest.fixture
