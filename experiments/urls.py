@@ -7,6 +7,7 @@ from experiments.api import (
     deployments,
     experiments,
     health,
+    metric_catalogue,
     metrics,
     preflight,
     promotion,
@@ -49,6 +50,11 @@ urlpatterns = [
     ),
     path("usage/", usage.TeamUsageView.as_view(), name="usage"),
     path("usage/rates/", usage.CostRatesView.as_view(), name="usage-rates"),
+    path(
+        "metrics/catalogue/",
+        metric_catalogue.MetricCatalogueView.as_view(),
+        name="metric-catalogue",
+    ),
     path("runs/<int:run_id>/metrics/", metrics.RunMetricsView.as_view(), name="run-metrics"),
     path(
         "runs/<int:run_id>/metrics/raw/",
