@@ -1,7 +1,8 @@
 """Checkpoints that hold everything a resume needs.
 
 Layout of a checkpoint directory:
-  model/            save_pretrained of the policy and its tokenizer (loadable on its own)
+  model/            save_pretrained of the policy and its tokenizer (loadable on its own);
+                    with LoRA, the adapter alone (its config names the base directory)
   value_head.pt     PPO only
   optimizer-rank<r>.pt, rng-rank<r>.pt   per process (FSDP shards optimizer state)
   scheduler.pt
@@ -19,6 +20,7 @@ import numpy as np
 import torch
 
 from training.interfaces import CheckpointStore
+from training.lora import is_adapted, is_adapter_dir, load_adapter_weights, save_adapter
 from training.step import Run
 
 
@@ -39,7 +41,10 @@ def save_checkpoint(run: Run, path: Path, metrics: dict[str, float]) -> None:
     acc, rank = run.accelerator, run.accelerator.process_index
     state_dict = acc.get_state_dict(run.model)  # gathers FSDP shards onto the main process
     if acc.is_main_process:
-        run.policy.save_pretrained(path / "model", state_dict=state_dict)
+        if is_adapted(run.policy):
+            save_adapter(run.policy, path / "model", state_dict)
+        else:
+            run.policy.save_pretrained(path / "model", state_dict=state_dict)
         run.tokenizer.save_pretrained(path / "model")
         if run.value_head is not None:
             torch.save(acc.unwrap_model(run.value_head).state_dict(), path / "value_head.pt")
@@ -59,7 +64,14 @@ def save_checkpoint(run: Run, path: Path, metrics: dict[str, float]) -> None:
 def load_checkpoint(run: Run, path: Path) -> None:
     """Restore model, optimizer, scheduler, RNG, sampler state and step from `path`."""
     acc, rank = run.accelerator, run.accelerator.process_index
-    load_weights(run.policy, path / "model")
+    adapter = is_adapter_dir(path / "model")
+    if adapter != is_adapted(run.policy):
+        held, runs = ("a LoRA adapter", "full") if adapter else ("full weights", "LoRA")
+        raise ValueError(f"model.lora: checkpoint {path} holds {held}; this run is {runs} training")
+    if adapter:
+        load_adapter_weights(run.policy, path / "model")
+    else:
+        load_weights(run.policy, path / "model")
     if run.value_head is not None:
         acc.unwrap_model(run.value_head).load_state_dict(torch.load(path / "value_head.pt"))
     run.optimizer.load_state_dict(torch.load(path / f"optimizer-rank{rank}.pt", weights_only=False))

@@ -11,43 +11,15 @@ resolved dict is stored with every run and checkpoint.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 import yaml
 
+from training.fields import bounded, field_range
+from training.lora import LoraConfig, lora_from_dict
 
-@dataclass(frozen=True)
-class Range:
-    """The values a numeric field accepts: `low` to `high`, each end included unless open.
-
-    Every bound is finite, so nan, inf and absurd magnitudes (a 1e308 learning rate) are
-    refused by name before anything is sized from them."""
-
-    low: float
-    high: float
-    low_open: bool = False
-    high_open: bool = False
-
-    def contains(self, value: float) -> bool:
-        if not math.isfinite(value):
-            return False
-        above = value > self.low if self.low_open else value >= self.low
-        below = value < self.high if self.high_open else value <= self.high
-        return above and below
-
-    def describe(self) -> str:
-        low, high = _shown(self.low), _shown(self.high)
-        if not self.low_open and not self.high_open:
-            return f"from {low} to {high}"
-        first = f"above {low}" if self.low_open else f"at least {low}"
-        return f"{first} and {'below' if self.high_open else 'at most'} {high}"
-
-
-RANGE = "range"
-"""Field-metadata key of a numeric field's `Range`."""
 MAX_ROLLOUT_SEQUENCES = 65_536
 """Completions one step may sample (prompts_per_step x group_size): each is generated,
 verified and trained on within the step."""
@@ -55,25 +27,6 @@ MAX_STEP_TOKENS = 2**27
 """Completion tokens one step may generate (completions x max_new_tokens), about 134 million:
 the largest DAPO-style step (512 prompts x 16 x 16k tokens) fits, a step that no worker could
 hold in memory or finish within a run's time limit does not."""
-
-
-def bounded(
-    default: Any, low: float, high: float, *, low_open: bool = False, high_open: bool = False
-) -> Any:
-    """A dataclass field with `default` whose accepted values are the `Range` low..high."""
-    return field(default=default, metadata={RANGE: Range(low, high, low_open, high_open)})
-
-
-def field_range(cls: type, name: str) -> Range | None:
-    """The `Range` of field `name` of config class `cls` (a subclass may override a field's
-    default without repeating its range), or None for a field that is not numeric."""
-    for klass in cls.__mro__:
-        if not dataclasses.is_dataclass(klass):
-            continue
-        for f in dataclasses.fields(klass):
-            if f.name == name and RANGE in f.metadata:
-                return f.metadata[RANGE]
-    return None
 
 
 class FieldErrors(ValueError):
@@ -115,6 +68,11 @@ class ModelConfig:
     """Tiny builder only: hidden size (intermediate size is 4x)."""
     gradient_checkpointing: bool = False
     """Trade compute for memory on large models."""
+    lora: LoraConfig = field(default_factory=LoraConfig)
+    """Train LoRA adapters on the frozen base instead of every weight (`lora.rank` > 0)."""
+
+    def __post_init__(self) -> None:
+        self.lora = lora_from_dict(self.lora)  # the stored form is a dict
 
 
 @dataclass
@@ -188,6 +146,12 @@ class BaseConfig:
         _check(self.lr_schedule in ("constant", "linear", "cosine"), "lr_schedule", "unknown")
         _check(self.mixed_precision in ("no", "bf16"), "mixed_precision", "must be no or bf16")
         _check(self.sampling.backend in ("engine", "hf"), "sampling.backend", "engine or hf")
+        _check(
+            not self.model.lora.enabled or self.model.path is not None,
+            "model.path",
+            "LoRA saves its adapter against a base model directory; the tiny model built in "
+            "the process has none (save it and name its directory)",
+        )
         self._check_step_size()
         batch = self.rollout_batch_size
         mini = self.mini_batch_size
@@ -473,8 +437,3 @@ def _check(ok: bool, name: str, reason: str) -> None:
 def _is_number(value: Any, whole: bool = False) -> bool:
     kinds = int if whole else (int, float)
     return isinstance(value, kinds) and not isinstance(value, bool)
-
-
-def _shown(value: float) -> str:
-    """A bound as people write it: 1000000, 0.5, 1e-06."""
-    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)

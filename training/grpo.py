@@ -36,6 +36,7 @@ from training.step import (
     Run,
     completion_logits,
     micro_batches,
+    reference,
     rollout_logprobs,
     update,
 )
@@ -102,8 +103,9 @@ def reference_logprobs(run: Run, batch: Batch) -> tuple[torch.Tensor | None, tor
     old, ref = batch.behaviour_logps, None
     if old is None and run.config.num_epochs > 1:
         old = rollout_logprobs(run, run.model, batch.rollout)
-    if run.ref_model is not None:
-        ref = rollout_logprobs(run, run.ref_model, batch.rollout)
+    with reference(run) as ref_model:
+        if ref_model is not None:
+            ref = rollout_logprobs(run, ref_model, batch.rollout)
     return old, ref
 
 

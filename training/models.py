@@ -24,6 +24,7 @@ from transformers import (
 )
 
 from training.config import ModelConfig
+from training.lora import is_adapter_dir, load_adapted
 
 SPECIAL_TOKENS = {"pad_token": "<pad>", "bos_token": "<s>", "eos_token": "</s>"}
 
@@ -93,7 +94,11 @@ def load_model(
         model = build_tiny_model(tokenizer, config.tiny_layers, config.tiny_width, seed)
     else:
         tokenizer = AutoTokenizer.from_pretrained(config.path)
-        model = AutoModelForCausalLM.from_pretrained(config.path, dtype=torch.float32)
+        model = (  # a LoRA checkpoint: its adapter merged into the base it names
+            load_adapted(config.path)
+            if is_adapter_dir(config.path)
+            else AutoModelForCausalLM.from_pretrained(config.path, dtype=torch.float32)
+        )
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"

@@ -30,6 +30,7 @@ from training.step import (
     Run,
     completion_logits,
     micro_batches,
+    reference,
     rollout,
     sample_items,
     update,
@@ -84,9 +85,10 @@ def rollout_statistics(run: Run, batch: Batch):
             logits, hidden = completion_logits(run.model, mb, temperature, hidden=True)
             logps.append(token_logprobs(logits, mb.completion_ids))
             values.append(run.critic(hidden))
-            if run.ref_model is not None:
-                ref_logits, _ = completion_logits(run.ref_model, mb, temperature)
-                ref.append(token_logprobs(ref_logits, mb.completion_ids))
+            with reference(run) as ref_model:
+                if ref_model is not None:
+                    ref_logits, _ = completion_logits(ref_model, mb, temperature)
+                    ref.append(token_logprobs(ref_logits, mb.completion_ids))
     return torch.cat(logps), torch.cat(values), (torch.cat(ref) if ref else None)
 
 

@@ -11,7 +11,7 @@ import contextlib
 import copy
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from accelerate import Accelerator
@@ -23,6 +23,7 @@ from training.config import BaseConfig, RLConfig
 from training.decode import make_generator
 from training.generation import Generator, HFGenerator, Rollout
 from training.interfaces import Completion, Item, RewardFn, RewardResult, TaskSampler
+from training.lora import adapter_off, apply_lora
 from training.losses import normalize_and_clip, token_logprobs
 from training.metrics import MetricLists, Timer, completion_metrics, reward_metrics
 from training.models import ValueHead
@@ -46,6 +47,8 @@ class Run:
     reward_fn: RewardFn
     generator: Generator
     ref_model: torch.nn.Module | None = None
+    """The frozen reference's own copy; None without a KL term, and with LoRA (see
+    `reference`)."""
     value_head: torch.nn.Module | None = None
     step: int = 0
     timer: Timer = field(default_factory=Timer)
@@ -59,6 +62,10 @@ class Run:
     @property
     def policy(self) -> PreTrainedModel:
         return self.accelerator.unwrap_model(self.model)
+
+    @property
+    def uses_reference(self) -> bool:
+        return isinstance(self.config, RLConfig) and self.config.uses_reference
 
     @property
     def critic(self) -> torch.nn.Module:
@@ -115,8 +122,12 @@ def build_run(
     reward_fn: RewardFn,
 ) -> Run:
     accelerator = make_accelerator(config)
+    lora = config.model.lora
+    if lora.enabled:
+        # A PeftModel: it hands `config`, `forward` and `generate` on to the model it wraps.
+        model = cast(PreTrainedModel, apply_lora(model, lora, config.model.path))
     ref_model = None
-    if isinstance(config, RLConfig) and config.uses_reference:
+    if isinstance(config, RLConfig) and config.uses_reference and not lora.enabled:
         ref_model = copy.deepcopy(model).eval().requires_grad_(False)
         ref_model = accelerator.prepare_model(ref_model, evaluation_mode=True)
     value_head = None
@@ -141,6 +152,8 @@ def build_run(
         num_training_steps=config.max_steps * config.optimizer_steps_per_step,
     )
     unwrapped = accelerator.unwrap_model(model)
+    if lora.enabled:  # the decode loop calls the transformers model; its layers hold the adapters
+        unwrapped = unwrapped.get_base_model()
     is_fsdp = accelerator.distributed_type.name.startswith("FSDP")
     # An FSDP module gathers its shards inside `generate`; the decode loop calls the
     # unwrapped module, which only holds this rank's shard there.
@@ -162,6 +175,17 @@ def build_run(
         ref_model,
         value_head,
     )
+
+
+@contextlib.contextmanager
+def reference(run: Run) -> Iterator[torch.nn.Module | None]:
+    """The frozen reference policy of the KL term (None when the run has none): its own copy,
+    or with LoRA the policy itself with its adapter switched off while the block runs."""
+    if run.ref_model is not None or not run.uses_reference:
+        yield run.ref_model
+        return
+    with adapter_off(run.policy):
+        yield run.model
 
 
 def sample_items(run: Run) -> list[Item]:
