@@ -7,6 +7,7 @@ Everything goes through `save_pretrained` / `from_pretrained` like a real model 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from torch import nn
 from transformers import (
+    CONFIG_MAPPING,
     AutoModelForCausalLM,
     AutoTokenizer,
     LlamaConfig,
@@ -82,9 +84,20 @@ def build_tiny_model(
 
 
 def load_model(
-    config: ModelConfig, corpus: Iterable[str] | None = None, seed: int = 0
+    config: ModelConfig,
+    corpus: Iterable[str] | None = None,
+    seed: int = 0,
+    *,
+    allow_remote_code: bool = False,
+    dtype: torch.dtype = torch.float32,
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    """Load `config.path`, or build the tiny model (its tokenizer trained on `corpus`)."""
+    """Load `config.path`, or build the tiny model (its tokenizer trained on `corpus`).
+
+    A directory whose architecture comes as its own Python code (`auto_map` in its config) is
+    refused unless `allow_remote_code`: that code runs in this process. Weights load in
+    `dtype`: float32 for training (accelerate's bf16 autocast computes in bf16 while the
+    optimizer updates float32 weights), `inference_dtype()` for a model that only generates.
+    """
     tokenizer: PreTrainedTokenizerBase
     model: PreTrainedModel
     if config.path is None:
@@ -93,18 +106,21 @@ def load_model(
         tokenizer = train_tokenizer(corpus)
         model = build_tiny_model(tokenizer, config.tiny_layers, config.tiny_width, seed)
     else:
-        tokenizer = AutoTokenizer.from_pretrained(config.path)
+        refuse_remote_code(config.path, allow_remote_code)
+        tokenizer = AutoTokenizer.from_pretrained(config.path, trust_remote_code=allow_remote_code)
         model = (  # a LoRA checkpoint: its adapter merged into the base it names
-            load_adapted(config.path)
+            load_adapted(config.path, dtype)
             if is_adapter_dir(config.path)
-            else AutoModelForCausalLM.from_pretrained(config.path, dtype=torch.float32)
+            else AutoModelForCausalLM.from_pretrained(
+                config.path, dtype=dtype, trust_remote_code=allow_remote_code
+            )
         )
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"
     _align_generation_config(model, tokenizer)
     if config.gradient_checkpointing:
-        model.gradient_checkpointing_enable()
+        model.activation_checkpointing_enable()  # transformers 5's name for it
     return model, tokenizer
 
 
@@ -115,10 +131,41 @@ def save_model(
     tokenizer.save_pretrained(path)
 
 
+def inference_dtype() -> torch.dtype:
+    """bf16 on a CUDA device that has it (half the memory, the precision models ship in),
+    float32 elsewhere: CPUs run bf16 matrix products slower than float32."""
+    if torch.cuda.is_available() and torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float32
+
+
+def needs_remote_code(path: str | Path) -> bool:
+    """Whether the local directory `path` names an architecture transformers does not ship,
+    to be loaded from Python files of its own (its config's `auto_map`)."""
+    config_file = Path(path) / "config.json"
+    if not config_file.is_file():
+        return False  # a hub id, or no config: from_pretrained says what is wrong
+    data = json.loads(config_file.read_text())
+    return "auto_map" in data and data.get("model_type") not in CONFIG_MAPPING
+
+
+def refuse_remote_code(path: str | Path, allow: bool) -> None:
+    if needs_remote_code(path) and not allow:
+        raise ValueError(
+            f"model.path: {path} needs its own Python code to load (trust_remote_code), "
+            "and running a model's code is not allowed here; an administrator can allow it"
+        )
+
+
 def _align_generation_config(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> None:
+    """Pad and BOS as the tokenizer has them; EOS: the tokenizer's, and every stop token the
+    model's generation config lists (an instruct model's end-of-turn token)."""
     gen = model.generation_config
     gen.pad_token_id = tokenizer.pad_token_id
-    gen.eos_token_id = tokenizer.eos_token_id
+    listed = gen.eos_token_id if isinstance(gen.eos_token_id, list) else [gen.eos_token_id]
+    stops = [t for t in (tokenizer.eos_token_id, *listed) if t is not None]
+    unique = list(dict.fromkeys(stops))
+    gen.eos_token_id = unique[0] if len(unique) == 1 else unique
     gen.bos_token_id = tokenizer.bos_token_id
 
 
