@@ -70,21 +70,65 @@ class PinnedFamily:
         return FamilyCurriculum(name, levels, weight=self.weight, initial=self.initial)
 
 
+Fam = TypeVar("Fam")
+
+
+def _ordered_band(band: tuple[float, float]) -> str | None:
+    return None if band[0] < band[1] else "must be [low, high] with 0 <= low < high <= 1"
+
+
+def _knob(
+    default: Any,
+    low: float,
+    high: float,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+    **more: Any,
+) -> Any:
+    """A policy field with what it accepts in its metadata, under the keys the engine's
+    configs use (``training.fields.RANGE``, ``training.field_spec``), as plain data: this
+    module runs without the engine."""
+    return field(default=default, metadata={"range": (low, high, low_open, high_open), **more})
+
+
 @dataclass(frozen=True)
-class CurriculumConfig:
-    families: list[FamilyCurriculum]
+class CurriculumPolicy(Generic[Fam]):
+    """The families a curriculum mixes and the policy knobs, each defined here once: the
+    policy's ``CurriculumConfig`` and an experiment's curriculum differ only in how they name
+    a family."""
+
+    families: list[Fam]
     """The families each batch mixes, in order."""
-    band: tuple[float, float] = (0.3, 0.7)
+    band: tuple[float, float] = _knob(
+        (0.3, 0.7),
+        0.0,
+        1.0,
+        check=_ordered_band,
+        message="must be [low, high] with 0 <= low < high <= 1",
+    )
     """Target band (low, high) for each family's rolling success rate."""
-    floor: float = 0.05
+    floor: float = _knob(0.05, 0.0, 1.0, high_open=True, cast=float)
     """Least probability of any level, so none starves."""
-    window: int = 64
+    window: int = _knob(64, 1, 100_000)
     """Task outcomes (not steps) in the rolling success rate; after each adjustment the policy
     waits for this many fresh outcomes before it acts again."""
-    step: float = 0.2
+    step: float = _knob(0.2, 0.0, 1.0, low_open=True)
     """Share of a family's mass moved one level per adjustment."""
     dynamic: bool = True
     """False keeps the initial distributions fixed (a static curriculum)."""
+
+
+def floor_fits(floor: float, levels: Sequence[int]) -> bool:
+    """Whether every one of ``levels`` can get ``floor`` (the floor alone may be fine, but not
+    over this many levels)."""
+    return floor * len(levels) <= 1.0
+
+
+@dataclass(frozen=True)
+class CurriculumConfig(CurriculumPolicy[FamilyCurriculum]):
+    families: list[FamilyCurriculum]
+    """The families each batch mixes, in order."""
 
     def __post_init__(self) -> None:
         low, high = self.band
@@ -124,7 +168,7 @@ def _family_problems(path: str, fam: FamilyCurriculum, floor: float) -> list[tup
         problems.append((f"{path}.levels", "must be ascending and distinct"))
     if fam.weight < 0:
         problems.append((f"{path}.weight", "must not be negative"))
-    if 0 <= floor < 1 and floor * len(fam.levels) > 1.0:
+    if 0 <= floor < 1 and not floor_fits(floor, fam.levels):
         # A cross-field limit: the floor alone is fine, but not over this many levels.
         why = f"{floor} x {len(fam.levels)} levels of {fam.name!r} exceeds 1"
         problems.append(("floor", why))

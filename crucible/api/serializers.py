@@ -127,11 +127,20 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """The docstring under each annotated attribute of ``cls``, on one line each.
+    """The docstring under each annotated attribute of ``cls`` or a class it extends (the
+    nearest wins), on one line each.
 
     Lets a serializer document a dataclass's fields in the dataclass's own words, so the
     OpenAPI schema and the code say the same thing.
     """
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if klass.__module__ not in ("builtins", "typing"):
+            docs |= _own_field_docs(klass)
+    return docs
+
+
+def _own_field_docs(cls: type) -> dict[str, str]:
     (node,) = ast.parse(textwrap.dedent(inspect.getsource(cls))).body
     assert isinstance(node, ast.ClassDef)
     docs = {}

@@ -70,7 +70,7 @@ def _expand_saved(team: Team, reference: dict[str, Any]) -> dict[str, Any]:
         for entry in stored.get("families", [])
         if isinstance(entry, dict)
     ]
-    policy = {k: stored[k] for k in ("band", "floor", "window", "step", "dynamic") if k in stored}
+    policy = {k: stored[k] for k in cfg.POLICY_KNOBS if k in stored}
     origin = {"curriculum": curriculum.id, "revision": curriculum.revision}
     return {"families": families, **policy, "origin": origin}
 
@@ -81,35 +81,22 @@ def _saved_family(entry: dict[str, Any], verifiers: dict[str, Any], where: str) 
         why = f"needs a verifier version for pool version {version} of the curriculum"
         raise field_errors([(f"{where}.verifiers.{version}", why)])
     family = {"pool_version": version, "verifier_version": verifiers[str(version)]}
-    return family | {k: entry[k] for k in ("weight", "levels", "initial") if k in entry}
+    return family | {k: entry[k] for k in cfg.SAVED_FAMILY_KEYS if k in entry}
 
 
 def _with_levels(team: Team, parsed: cfg.ExperimentConfig) -> cfg.ExperimentConfig:
     """Check the pool versions through the curriculum service (the team's, levels with train
     tasks) and pin each family's levels: all of its version's train levels when unset."""
     spec = parsed.curriculum
-    data = {
-        "families": [
-            {"version": f.pool_version, "weight": f.weight, "levels": f.levels, "initial": f.initial}
-            for f in spec.families
-        ],
-        "band": list(spec.band),
-        "floor": spec.floor,
-        "window": spec.window,
-        "step": spec.step,
-        "dynamic": spec.dynamic,
-    }
     try:
-        policy, _ = pinning.resolve_in_team(team, data)
+        policy, _ = pinning.resolve_in_team(team, spec.saved_form())
     except ValidationError as exc:
         raise _curriculum_errors(exc) from exc
     families = [
-        cfg.FamilySpec(f.pool_version, f.verifier_version, f.weight, list(p.levels), f.initial)
+        dataclasses.replace(f, levels=list(p.levels))
         for f, p in zip(spec.families, policy.families, strict=True)
     ]
-    curriculum = cfg.CurriculumSpec(
-        families, spec.band, spec.floor, spec.window, spec.step, spec.dynamic, spec.origin
-    )
+    curriculum = dataclasses.replace(spec, families=families)
     return dataclasses.replace(parsed, curriculum=curriculum)
 
 
@@ -128,8 +115,10 @@ def _curriculum_errors(exc: ValidationError) -> ValidationError:
 def _check_verifiers(team: Team, parsed: cfg.ExperimentConfig) -> None:
     owned = pinning.verifier_specs(team, {f.verifier_version for f in parsed.curriculum.families})
     errors = [
-        (f"config.curriculum.families[{i}].verifier_version", "must be the id of a verifier "
-         "version of your team")
+        (
+            f"config.curriculum.families[{i}].verifier_version",
+            "must be the id of a verifier version of your team",
+        )
         for i, f in enumerate(parsed.curriculum.families)
         if f.verifier_version not in owned
     ]

@@ -3,6 +3,8 @@
 Pure: no database.
 """
 
+import json
+
 import pytest
 
 from experiments import config as cfg
@@ -44,7 +46,9 @@ def test_it_hashes_equal_meanings_equally():
 
 def test_it_names_the_engine_field_that_the_engine_refuses():
     bad = with_(hyperparameters={"learning_rate": -1.0})
-    assert errors_of(bad) == {"hyperparameters.learning_rate": "must be a number above 0 and at most 1"}
+    assert errors_of(bad) == {
+        "hyperparameters.learning_rate": "must be a number above 0 and at most 1"
+    }
 
 
 def test_it_names_each_unknown_hyperparameter():
@@ -174,3 +178,144 @@ def test_it_keeps_deliberate_choices_when_the_algorithm_changes():
 def test_it_keeps_rejection_sampling_to_one_process():
     found = errors_of(with_(algorithm="rejection", hyperparameters={}, num_processes=2))
     assert found == {"num_processes": "rejection sampling trains in one process"}
+
+
+# A configuration as stored before its parts were defined by their dataclasses, with the hash
+# its experiment was saved under: integers where floats are allowed (step, band, initial) stay
+# integers, weight, floor and budgets are stored as floats, the model name is trimmed.
+STORED_BEFORE = {
+    "algorithm": "ppo",
+    "budget": {"max_cost": None, "max_worker_hours": 2.0},
+    "curriculum": {
+        "band": [0, 1],
+        "dynamic": False,
+        "families": [
+            {
+                "initial": [1, 0, 0],
+                "levels": [1, 2, 3],
+                "pool_version": 4,
+                "verifier_version": 9,
+                "weight": 2.0,
+            },
+            {
+                "initial": None,
+                "levels": [2],
+                "pool_version": 5,
+                "verifier_version": 11,
+                "weight": 1.0,
+            },
+        ],
+        "floor": 0.0,
+        "origin": {"curriculum": 3, "revision": 2},
+        "step": 1,
+        "window": 32,
+    },
+    "eval": {"every": 5, "families": [5], "max_tasks": 50},
+    "hyperparameters": {
+        "adam_betas": [0.9, 0.95],
+        "checkpoint_every": 0,
+        "clip_eps": 0.2,
+        "clip_eps_high": None,
+        "cpu_threads": 0,
+        "entropy_coef": 0.0,
+        "eval_temperature": 1.0,
+        "gamma": 1.0,
+        "gradient_accumulation_steps": 1,
+        "group_size": 4,
+        "kl_coef": 0.0,
+        "kl_estimator": "none",
+        "lam": 0.95,
+        "learning_rate": 0.0001,
+        "lr_schedule": "constant",
+        "max_grad_norm": 1.0,
+        "max_steps": 30,
+        "micro_batch_size": None,
+        "mixed_precision": "no",
+        "num_epochs": 2,
+        "prompts_per_step": 16,
+        "reward_clip": None,
+        "reward_normalization": "none",
+        "sampling": {
+            "backend": "engine",
+            "compile": False,
+            "max_new_tokens": 8,
+            "temperature": 1.0,
+            "top_k": 0,
+            "top_p": 1.0,
+        },
+        "tis": "off",
+        "tis_cap": 2.0,
+        "unscorable_reward": 0.0,
+        "verification_workers": 4,
+        "vf_clip": 0.2,
+        "vf_coef": 0.5,
+        "warmup_steps": 0,
+        "weight_decay": 0.0,
+        "whiten_advantages": True,
+    },
+    "model": "tiny-digit-sort",
+    "num_processes": 2,
+    "rollout_groups": 4,
+    "seed": 3,
+    "strategy": "fsdp",
+}
+STORED_BEFORE_HASH = "a246b4a353f38c2cd36ebc0b72409969a1891f6b18b927b4c3c6ce67f1a4300c"
+
+
+def test_it_keeps_a_stored_configuration_and_its_hash():
+    again = cfg.canonical(STORED_BEFORE)
+    # Engine fields added since the experiment was saved come in with their defaults; every
+    # stored leaf keeps its value and JSON type.
+    added = set(again["hyperparameters"]) - set(STORED_BEFORE["hyperparameters"])
+    kept = {
+        **again,
+        "hyperparameters": {k: v for k, v in again["hyperparameters"].items() if k not in added},
+    }
+    assert json.dumps(kept, sort_keys=True) == json.dumps(STORED_BEFORE, sort_keys=True)
+    assert cfg.config_hash(STORED_BEFORE) == STORED_BEFORE_HASH
+    if not added:
+        assert cfg.config_hash(again) == STORED_BEFORE_HASH
+
+
+def test_it_stores_what_it_was_sent_as_before():
+    sent = {
+        "curriculum": {
+            "families": [
+                {
+                    "pool_version": 4,
+                    "verifier_version": 9,
+                    "weight": 2,
+                    "levels": [1, 2, 3],
+                    "initial": [1, 0, 0],
+                },
+                {"pool_version": 5, "verifier_version": 11, "levels": [2]},
+            ],
+            "band": [0, 1],
+            "floor": 0,
+            "window": 32,
+            "step": 1,
+            "dynamic": False,
+            "origin": {"curriculum": 3, "revision": 2},
+        },
+        "model": " tiny-digit-sort ",
+        "algorithm": "ppo",
+        "hyperparameters": {
+            "max_steps": 30,
+            "learning_rate": 1e-4,
+            "sampling": {"max_new_tokens": 8},
+            "adam_betas": [0.9, 0.95],
+        },
+        "eval": {"every": 5, "families": [5], "max_tasks": 50},
+        "seed": 3,
+        "num_processes": 2,
+        "strategy": "fsdp",
+        "rollout_groups": 4,
+        "budget": {"max_worker_hours": 2, "max_cost": None},
+    }
+    stored = cfg.canonical(sent)
+    assert {k: v for k, v in stored.items() if k != "hyperparameters"} == {
+        k: v for k, v in STORED_BEFORE.items() if k != "hyperparameters"
+    }
+    assert json.dumps(stored["curriculum"], sort_keys=True) == json.dumps(
+        STORED_BEFORE["curriculum"], sort_keys=True
+    )
