@@ -11,6 +11,7 @@ metric per family, difficulty, reward part, error type or phase, built with `.fo
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -54,6 +55,7 @@ COMPLETIONS_MEAN_LENGTH = "completions/mean_length"
 COMPLETIONS_MIN_LENGTH = "completions/min_length"
 COMPLETIONS_MAX_LENGTH = "completions/max_length"
 COMPLETIONS_CLIPPED_RATIO = "completions/clipped_ratio"
+COMPLETIONS_REASONING_TOKENS = "completions/reasoning_tokens"
 LOSS_POLICY = "loss/policy"
 LOSS_VALUE = "loss/value"
 LOSS_SFT = "loss/sft"
@@ -279,6 +281,12 @@ CATALOGUE: tuple[MetricSpec, ...] = (
         SAMPLING,
     ),
     _m(
+        COMPLETIONS_REASONING_TOKENS,
+        TOKENS,
+        "Average tokens of the completions' reasoning sections (inside the think tags), chat format only; completions/mean_length counts them too. Healthy: it may grow as tasks get harder; a climb while success stays flat is reasoning padding, and reasoning that fills the limit leaves no answer.",
+        SAMPLING,
+    ),
+    _m(
         LOSS_POLICY,
         LOSS,
         "Policy-gradient loss. Healthy: with one pass over the batch and no KL it is about zero by construction (the advantages average out), so a flat zero does not mean nothing is learned: watch reward, the groups without signal, grad norm and KL instead.",
@@ -427,3 +435,22 @@ def lookup(key: str) -> MetricSpec | None:
     """The catalogue entry `key` is an instance of (an exact name before a template), or
     None for a name we do not know."""
     return BY_NAME.get(key) or next((s for s in CATALOGUE if s.match(key) is not None), None)
+
+
+def as_json() -> list[dict[str, object]]:
+    """The catalogue as `GET /api/v1/metrics/catalogue/` serves it."""
+    return [
+        {
+            "name": spec.name,
+            "unit": spec.unit,
+            "description": spec.description,
+            "algorithms": list(spec.algorithms),
+            "placeholders": list(spec.placeholders),
+            "pattern": spec.pattern,
+        }
+        for spec in CATALOGUE
+    ]
+
+
+if __name__ == "__main__":  # the front end's test copy: python -m training.metric_catalogue
+    print(json.dumps(as_json(), indent=2, ensure_ascii=False))

@@ -32,8 +32,8 @@ class MetricSpecSerializer(serializers.Serializer):
         "stand for the values the key holds."
     )
     algorithms = serializers.ListField(
-        child=serializers.ChoiceField(choices=metric_catalogue.ALGORITHMS),
-        help_text="The algorithms whose runs record it.",
+        child=serializers.CharField(),
+        help_text="The algorithms whose runs record it, as `config.algorithm` names them.",
     )
     placeholders = serializers.ListField(
         child=serializers.CharField(), help_text="A template's placeholders in order; [] if none."

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from rest_framework.test import APIClient
@@ -37,3 +39,10 @@ def test_it_refuses_an_anonymous_caller_in_the_error_shape():
     response = APIClient().get("/api/v1/metrics/catalogue/")
     assert response.status_code == 401
     assert [e["code"] for e in response.json()["errors"]] == ["not_authenticated"]
+
+
+def test_it_serves_what_the_front_end_tests_describe_metrics_with(api):
+    """frontend/src/testing/metric-catalogue.json is the answer, for the charts' tests;
+    after a change to the catalogue: python -m training.metric_catalogue > that file."""
+    copy = Path(__file__).parents[2] / "frontend/src/testing/metric-catalogue.json"
+    assert api.get("/api/v1/metrics/catalogue/").json() == json.loads(copy.read_text())

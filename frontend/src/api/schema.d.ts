@@ -907,6 +907,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/metrics/catalogue/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every metric a run records. A key is described by its exact entry if there is one, else by the one template whose pattern it matches. */
+        get: operations["metrics_catalogue_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/model-versions/": {
         parameters: {
             query?: never;
@@ -3607,6 +3624,20 @@ export interface components {
             key: string;
             /** @description The final value for each run, in the order of `runs` (null: none or NaN). */
             values: (number | null)[];
+        };
+        MetricSpec: {
+            /** @description The recorded key (`reward/mean`), or a template whose `{placeholders}` each stand for one path segment (`success/{family}/d{difficulty}`). */
+            name: string;
+            /** @description `share` (0 to 1), `reward`, `loss`, `nats`, `tokens`, `seconds`, `count`, a rate such as `tokens/s`, or empty for a plain number. */
+            unit: string;
+            /** @description What it measures, then what healthy looks like; a template's `{placeholders}` stand for the values the key holds. */
+            description: string;
+            /** @description The algorithms whose runs record it, as `config.algorithm` names them. */
+            algorithms: string[];
+            /** @description A template's placeholders in order; [] if none. */
+            placeholders: string[];
+            /** @description An anchored regular expression for the keys it stands for, one capturing group per placeholder in order (valid in JavaScript and Python). */
+            pattern: string;
         };
         Misjudged: {
             /** @description The example's position among those judged. */
@@ -11212,6 +11243,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FamilyKind"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    metrics_catalogue_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricSpec"][];
                 };
             };
             /** @description Invalid input; each error names its field. */

@@ -6,7 +6,7 @@ import { DEFAULT_SMOOTHING, SmoothingControl } from "@/components/charts/smoothi
 import { TimeSeriesChart, formatValue, type ChartSeries } from "@/components/charts/time-series-chart";
 import { RunStateBadge } from "@/components/run-status/run-state-badge";
 import { Card } from "@/components/ui/card";
-import { describeMetric } from "@/lib/metric-descriptions";
+import { useDescribeMetric } from "@/lib/metric-descriptions";
 
 import type { Comparison } from "../api/types";
 import type { RunMetrics } from "../lib/metric-series";
@@ -38,6 +38,7 @@ export function RunLegend({ runs }: { runs: ComparedRun[] }) {
 type OverlayProps = { metric: string; runs: ComparedRun[]; metrics: (RunMetrics | undefined)[]; smoothing: number };
 
 function OverlayChartView({ metric, runs, metrics, smoothing }: OverlayProps) {
+  const describeMetric = useDescribeMetric();
   const series: ChartSeries[] = useMemo(
     () =>
       runs.map((run, i) => {
@@ -65,7 +66,8 @@ const OverlayChart = memo(
 /** One chart per metric, each run a line in its own colour; metrics grouped as on a run's page. */
 export function OverlayCharts({ runs, metrics }: { runs: ComparedRun[]; metrics: (RunMetrics | undefined)[] }) {
   const keyList = [...new Set(metrics.flatMap((m) => Object.keys(m?.series ?? {})))].sort().join("\n");
-  const panels = useMemo(() => groupPanels(keyList ? keyList.split("\n") : []), [keyList]);
+  const describeMetric = useDescribeMetric();
+  const panels = useMemo(() => groupPanels(keyList ? keyList.split("\n") : [], describeMetric), [keyList, describeMetric]);
   const [smoothing, setSmoothing] = useState(DEFAULT_SMOOTHING);
   return (
     <div className="stack">
@@ -98,6 +100,7 @@ function Value({ value, exact = false }: { value: unknown; exact?: boolean }) {
 }
 
 export function FinalMetricsTable({ comparison }: { comparison: Comparison }) {
+  const describeMetric = useDescribeMetric();
   return (
     <Card title="Final metrics" description="The last value each run reported for every metric.">
       <div className="table-wrap">

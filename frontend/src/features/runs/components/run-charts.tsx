@@ -4,7 +4,7 @@ import { seriesColor } from "@/components/charts/palette";
 import { DEFAULT_SMOOTHING, SmoothingControl } from "@/components/charts/smoothing-control";
 import { TimeSeriesChart, formatValue, type ChartSeries } from "@/components/charts/time-series-chart";
 import { EmptyState } from "@/components/ui/empty-state";
-import { describeMetric } from "@/lib/metric-descriptions";
+import { useDescribeMetric } from "@/lib/metric-descriptions";
 import { Spinner } from "@/components/ui/spinner";
 
 import type { StreamStatus } from "../api/run-stream";
@@ -40,13 +40,14 @@ export function StreamIndicator({ status, active }: { status: StreamStatus; acti
 type PanelProps = { panel: Panel; metrics: RunMetrics; smoothing: number; onStepClick?: (step: number) => void };
 
 function PanelChartView({ panel, metrics, smoothing, onStepClick }: PanelProps) {
+  const describeMetric = useDescribeMetric();
   const series: ChartSeries[] = useMemo(
     () =>
       panel.keys.map((key, i) => {
         const s = metrics.series[key];
         return { key, label: seriesLabel(key, panel), color: seriesColor(i), x: s?.x ?? [], y: s?.y ?? [], description: describeMetric(key) };
       }),
-    [panel, metrics],
+    [panel, metrics, describeMetric],
   );
   return (
     <div className="card rn-chart-card" data-panel={panel.id}>
@@ -87,7 +88,8 @@ export function RunCharts({
   onStepClick?: (step: number) => void;
 }) {
   const keyList = Object.keys(metrics?.series ?? {}).join("\n");
-  const panels = useMemo(() => groupPanels(keyList ? keyList.split("\n") : []), [keyList]);
+  const describeMetric = useDescribeMetric();
+  const panels = useMemo(() => groupPanels(keyList ? keyList.split("\n") : [], describeMetric), [keyList, describeMetric]);
   const keys = keyList ? keyList.split("\n") : [];
   const [smoothing, setSmoothing] = useState(DEFAULT_SMOOTHING);
   if (isPending) return <Spinner />;

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 
-import { describeMetric } from "@/lib/metric-descriptions";
+import { describeMetric, type MetricSpec } from "@/lib/metric-descriptions";
+import catalogueJson from "@/testing/metric-catalogue.json";
 
 import { groupPanels, seriesLabel } from "./panels";
+
+const describeByCatalogue = (key: string) => describeMetric(key, catalogueJson as MetricSpec[]);
 
 describe("groupPanels", () => {
   const keys = [
@@ -46,7 +49,7 @@ describe("groupPanels", () => {
   });
 
   it("explains a one-metric panel with that metric's sentence", () => {
-    const kl = groupPanels(["kl"])[0]!;
+    const kl = groupPanels(["kl"], describeByCatalogue)[0]!;
     expect(kl.description).toMatch(/KL divergence from the frozen reference/);
   });
 
@@ -57,7 +60,7 @@ describe("groupPanels", () => {
     expect(byId["logprob-gap"]!.keys).toEqual(["logprob_gap/max", "logprob_gap/mean"]);
     expect(byId["logprob-gap"]!.section).toBe("Policy");
     expect(byId.tis!.keys).toEqual(["tis/truncated_frac", "tis/weight_mean"]);
-    expect(describeMetric("logprob_gap/mean")).toMatch(/generator's log-probabilities/);
+    expect(describeByCatalogue("logprob_gap/mean")).toMatch(/generator's log-probabilities/);
   });
 
   it("gives every key an engine logs a panel of its own kind, none under Other", () => {
@@ -70,7 +73,7 @@ describe("groupPanels", () => {
       "dynamic_sampling/prompts_generated",
       "frac_reward_zero_std/digits/d2",
       "frac_reward_zero_std/digits/d3",
-    ]);
+    ], describeByCatalogue);
     expect(panels.map((p) => p.id).sort()).toEqual(["approx-kl", "dynamic-sampling", "kept", "refills", "value", "zero-std-level:digits"]);
     expect(panels.find((p) => p.id === "zero-std-level:digits")!.section).toBe("Curriculum");
     expect(panels.every((p) => /Healthy/.test(p.description))).toBe(true);

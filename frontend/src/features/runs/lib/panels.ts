@@ -1,7 +1,7 @@
 // The run page's charts: the metric keys a run actually reported, grouped by their prefix
 // into panels (reward and its parts, success by family and by difficulty, KL, entropy, ...).
 // A key no rule claims still gets a chart of its own under "Other", so nothing is hidden.
-import { describeMetric } from "@/lib/metric-descriptions";
+import { unknownMetric } from "@/lib/metric-descriptions";
 
 export type Panel = {
   id: string;
@@ -173,7 +173,8 @@ function sortKeys(keys: string[]): string[] {
   });
 }
 
-export function groupPanels(keys: Iterable<string>): Panel[] {
+/** `describe` says what one metric is (the catalogue's `useDescribeMetric`). */
+export function groupPanels(keys: Iterable<string>, describe: (key: string) => string = unknownMetric): Panel[] {
   const panels = new Map<string, Panel>();
   const add = (id: string, title: string, section: Section, description: string | undefined, key: string) => {
     const panel = panels.get(id) ?? { id, title, section, description: description ?? "", keys: [] };
@@ -199,7 +200,7 @@ export function groupPanels(keys: Iterable<string>): Panel[] {
     .map((p) => {
       const keys = sortKeys(p.keys);
       // A panel of one metric explains that metric; a group has its own sentence.
-      const description = p.description || (keys.length === 1 ? describeMetric(keys[0]!) : keys.map(describeMetric)[0]!);
+      const description = p.description || (keys.length === 1 ? describe(keys[0]!) : keys.map(describe)[0]!);
       return { ...p, keys, description };
     })
     .sort((a, b) => SECTIONS.indexOf(a.section) - SECTIONS.indexOf(b.section) || order(a) - order(b) || a.title.localeCompare(b.title));
