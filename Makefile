@@ -36,12 +36,8 @@ frontend: $(FRONTEND_BUILD)
 run: install frontend
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py bootstrap --url http://$(HOST):$(PORT)
-	@echo "Starting a Celery worker (queues gpu, cpu, default), a serving worker (queue serve: model replicas) and the web server (uvicorn); Ctrl-C stops them all."
-	@bash -c 'trap "kill \$$(jobs -p) 2>/dev/null; wait" EXIT INT TERM; \
-	  $(BIN)/celery -A crucible worker -Q gpu,cpu,default -c 2 -l INFO & \
-	  $(BIN)/celery -A crucible worker -Q serve -c 4 -n serve@%h -l INFO & \
-	  $(BIN)/python -m crucible.serve --host $(HOST) --port $(PORT) & \
-	  wait -n'
+	@echo "Starting a Celery worker (queues gpu, cpu, default), a serving worker (queue serve: model replicas) and the web server (uvicorn), each restarted if it dies; Ctrl-C stops them all."
+	$(BIN)/python -m crucible.supervise --host $(HOST) --port $(PORT)
 
 worker: install
 	$(BIN)/celery -A crucible worker -Q gpu,cpu,default -c 2 -l INFO
