@@ -12,112 +12,76 @@ from typing import Any
 from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
-from crucible.api.serializers import JSONField, StrictSerializer
+from crucible.api.serializers import JSONField, StrictSerializer, field_docs
 
 from .. import config as cfg
 from ..models import Experiment
 from ..services import experiments as services
 from ..services import runs as run_services
+from .config_fields import serializer_for
 from .runs import RunSerializer
-from .usage import BudgetSerializer
 
-# --- the configuration's shape (documentation; validation is experiments.config) ---------
+# --- the configuration's shape (generated from its dataclasses; validation is the parser) --
+
+ExperimentConfigSerializer = serializer_for(cfg.ExperimentConfig, "stored")
 
 
-class FamilyConfigSerializer(serializers.Serializer):
-    pool_version = serializers.IntegerField(help_text="Pinned task-pool version id.")
-    verifier_version = serializers.IntegerField(
-        help_text="Verifier version (of the same team) that judges this family."
-    )
-    weight = serializers.FloatField(help_text="Mixture weight of the family in each batch.")
-    levels = serializers.ListField(
-        child=serializers.IntegerField(),
-        allow_null=True,
-        help_text="Difficulty levels that may be sampled; on input null means every level "
-        "the version has train tasks at.",
-    )
-    initial = serializers.ListField(
-        child=serializers.FloatField(),
-        allow_null=True,
-        help_text="Starting distribution over the levels; null puts all mass on the easiest.",
+class SavedCurriculumSerializer(serializers.Serializer):
+    saved = serializers.IntegerField(min_value=1, help_text="A saved curriculum of the team.")
+    verifiers = serializers.DictField(
+        child=serializers.IntegerField(min_value=1),
+        help_text="The verifier version id for each pool version id of the curriculum.",
     )
 
 
-class OriginSerializer(serializers.Serializer):
-    curriculum = serializers.IntegerField(help_text="The saved curriculum it was copied from.")
-    revision = serializers.IntegerField(help_text="Its revision at the time.")
+CURRICULUM_INPUT = PolymorphicProxySerializer(
+    component_name="CurriculumInput",
+    serializers=[
+        serializer_for(cfg.CurriculumSpec, "input"),
+        SavedCurriculumSerializer,
+    ],
+    resource_type_field_name=None,
+)
 
 
-class ExperimentCurriculumSerializer(serializers.Serializer):
-    families = FamilyConfigSerializer(many=True)
-    band = serializers.ListField(
-        child=serializers.FloatField(), help_text="Target band [low, high] of success."
-    )
-    floor = serializers.FloatField(help_text="Least probability of any level.")
-    window = serializers.IntegerField(help_text="Outcomes in the rolling success rate.")
-    step = serializers.FloatField(help_text="Share of mass moved one level per adjustment.")
-    dynamic = serializers.BooleanField(help_text="False keeps the initial distributions.")
-    origin = OriginSerializer(allow_null=True, help_text="Set when copied from a saved one.")
+@extend_schema_field(CURRICULUM_INPUT)
+class CurriculumInputField(JSONField):
+    pass
 
 
-class EvalConfigSerializer(serializers.Serializer):
-    every = serializers.IntegerField(help_text="Evaluate every this many steps (0 = never).")
-    families = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Pool versions whose held-out split is run."
-    )
-    max_tasks = serializers.IntegerField(help_text="Held-out tasks per family, at most.")
-    suite = serializers.IntegerField(
-        required=False,
-        help_text="An evaluation suite of the team (absent: none). Its families and max_tasks "
-        "are the two above, and a run that succeeds has its final checkpoint evaluated on it.",
-    )
+ExperimentConfigInputSerializer = type(
+    "ExperimentConfigInputSerializer",
+    (serializer_for(cfg.ExperimentConfig, "input"),),
+    {"curriculum": CurriculumInputField(help_text=field_docs(cfg.ExperimentConfig)["curriculum"])},
+)
 
 
-class ExperimentConfigSerializer(serializers.Serializer):
-    curriculum = ExperimentCurriculumSerializer()
-    model = serializers.CharField(help_text="A model a running worker offers (GET /models/).")
-    algorithm = serializers.ChoiceField(choices=sorted(cfg.CONFIGS))
-    hyperparameters = serializers.DictField(
-        help_text="Every field of the algorithm's engine config, defaults included "
-        "(learning_rate, max_steps, prompts_per_step, group_size, sampling, ...)."
-    )
-    eval = EvalConfigSerializer()
-    seed = serializers.IntegerField()
-    num_processes = serializers.IntegerField(min_value=1, max_value=cfg.MAX_PROCESSES)
-    strategy = serializers.ChoiceField(
-        choices=list(cfg.STRATEGIES),
-        help_text="How several processes share the model: ddp, or fsdp / deepspeed (GPUs).",
-    )
-    rollout_groups = serializers.IntegerField(
-        help_text="Groups of completions stored per step for the run's page."
-    )
-    budget = BudgetSerializer(
-        required=False,
-        help_text="What each run may use; a run that crosses it pauses itself and says why.",
-    )
+@extend_schema_field(ExperimentConfigInputSerializer)
+class ConfigInputField(JSONField):
+    """A configuration as a caller sends it (checked by the parser, which names each field)."""
 
 
 @extend_schema_field(
     {
         "type": "object",
-        "description": "An experiment configuration, shaped like the `config` of an "
-        "experiment; omitted fields take their defaults. `curriculum` may instead be "
-        '`{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version '
-        "id>}}`, which copies a saved curriculum in. `eval` is "
-        '`{"every", "families", "max_tasks"}` or `{"every": <steps>, "suite": <evaluation '
-        "suite id>}`, which evaluates the suite's families during training and the final "
-        "checkpoint on the suite.",
+        "description": "Laid over the configuration: objects merge key by key, anything else "
+        "(a list, a value) replaces.",
         "additionalProperties": True,
     }
 )
-class ConfigInputField(JSONField):
+class ConfigOverridesField(JSONField):
     pass
 
 
@@ -127,7 +91,7 @@ class ConfigInputField(JSONField):
 class ExperimentSerializer(serializers.ModelSerializer):
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    config = ExperimentConfigSerializer(read_only=True)
+    config = ExperimentConfigSerializer(read_only=True)  # type: ignore[operator]
     run_count = serializers.IntegerField(read_only=True)
 
     class Meta:
@@ -157,7 +121,7 @@ class ExperimentCreateSerializer(StrictSerializer):
 class CloneSerializer(StrictSerializer):
     name = serializers.CharField(max_length=120, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
-    overrides = ConfigInputField(
+    overrides = ConfigOverridesField(
         required=False,
         default=dict,
         help_text="Laid over the configuration: objects merge key by key, anything else "

@@ -21,25 +21,12 @@ from rest_framework.views import APIView
 from crucible.accounts.models import Team
 from crucible.api.scoping import TeamMemberPermission, visible_teams
 
+from .. import config as cfg
 from ..services import usage
+from .config_fields import serializer_for
 
-
-class BudgetSerializer(serializers.Serializer):
-    max_worker_hours = serializers.FloatField(
-        allow_null=True, help_text="Worker-hours a run may use (null: no limit)."
-    )
-    max_cost = serializers.FloatField(
-        allow_null=True, help_text="Cost a run may reach at the queues' rates (null: no limit)."
-    )
-
-
-class BudgetInputSerializer(serializers.Serializer):
-    max_worker_hours = serializers.FloatField(
-        required=False, allow_null=True, help_text="Worker-hours the run may use (null: no limit)."
-    )
-    max_cost = serializers.FloatField(
-        required=False, allow_null=True, help_text="Cost the run may reach (null: no limit)."
-    )
+BudgetSerializer = serializer_for(cfg.BudgetSpec, "stored")
+BudgetInputSerializer = serializer_for(cfg.BudgetSpec, "input")
 
 
 class TotalsSerializer(serializers.Serializer):

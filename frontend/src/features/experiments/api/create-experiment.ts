@@ -3,12 +3,12 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "@/lib/api-client";
 
 import { launchExperiment } from "./launch-experiment";
-import { experimentsQueryKey, type Experiment, type RunListItem } from "./types";
+import { experimentsQueryKey, type Experiment, type ExperimentConfigInput, type RunListItem } from "./types";
 
 export type ExperimentInput = {
   name: string;
   description: string;
-  config: Record<string, unknown>;
+  config: ExperimentConfigInput;
   /** Clone this experiment: the new one records it as its parent. */
   parent?: number | null;
 };

@@ -7,10 +7,13 @@ import type { components } from "@/api/schema";
 import { api } from "@/lib/api-client";
 import type { ApiRequestBody, Paginated } from "@/lib/api-types";
 
+import type { ExperimentConfigInput } from "./types";
+
 export type Preflight = components["schemas"]["Preflight"];
 export type PreflightResult = components["schemas"]["PreflightResult"];
 export type PreflightFamily = components["schemas"]["PreflightFamily"];
-export type PreflightInput = ApiRequestBody<"/api/v1/preflights/", "post">;
+/** The pre-flight's body, its configuration as the wizard sends it (see `ExperimentConfigInput`). */
+export type PreflightInput = Omit<ApiRequestBody<"/api/v1/preflights/", "post">, "config"> & { config?: ExperimentConfigInput };
 
 export const preflightQueryKey = ["preflight"] as const;
 const POLL_MS = 5_000;

@@ -4,6 +4,7 @@ import { isApiError } from "@/lib/api-client";
 import { useCurrentTeam } from "@/lib/current-team";
 
 import { usePreflight, useStartPreflight } from "../api/preflight";
+import type { ExperimentConfigInput } from "../api/types";
 import { PreflightProgress, PreflightReport } from "./preflight-report";
 
 /** The pre-flight the wizard started, and the configuration it sampled. */
@@ -34,7 +35,7 @@ export function PreflightPanel({
   run,
   onStarted,
 }: {
-  config: Record<string, unknown>;
+  config: ExperimentConfigInput;
   run: PreflightRun | null;
   onStarted: (run: PreflightRun) => void;
 }) {

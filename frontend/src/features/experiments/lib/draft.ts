@@ -1,7 +1,18 @@
 // The experiment wizard's state and the configuration it sends. Every check beyond "is
 // something chosen" is the server's (experiments/config.py): its errors name a field path,
 // which `stepOf` maps back to the wizard step that shows that field.
-import type { Algorithm, ExperimentConfig, ExperimentCurriculum, Family, Hyperparameter, Verifier } from "../api/types";
+import type {
+  Algorithm,
+  CurriculumInput,
+  EvalInput,
+  ExperimentConfig,
+  ExperimentConfigInput,
+  ExperimentCurriculum,
+  Family,
+  Hyperparameter,
+  HyperparametersInput,
+  Verifier,
+} from "../api/types";
 
 export const STEPS = [
   { id: "curriculum", label: "Curriculum", hint: "Tasks and verifiers" },
@@ -112,18 +123,20 @@ function getPath(source: Record<string, unknown>, path: string): unknown {
 }
 
 /** Every field of the algorithm: the user's value where set, else the default. */
-export function hyperparameters(draft: Draft, algorithm: Algorithm | undefined): Record<string, unknown> {
+export function hyperparameters(draft: Draft, algorithm: Algorithm | undefined): HyperparametersInput {
   const out: Record<string, unknown> = {};
   if (!algorithm) {
     // The catalogue has not loaded: send what was set and let the server fill in the rest.
     for (const [path, value] of Object.entries(draft.hyper)) setPath(out, path, typeof value === "string" ? number(value) : value);
-    return out;
+  } else {
+    for (const field of algorithm.fields) {
+      const set = draft.hyper[field.path];
+      setPath(out, field.path, set === undefined ? field.default : parseValue(field, set));
+    }
   }
-  for (const field of algorithm.fields) {
-    const set = draft.hyper[field.path];
-    setPath(out, field.path, set === undefined ? field.default : parseValue(field, set));
-  }
-  return out;
+  // Built by path: the paths are the algorithm catalogue's, which lists the same engine fields
+  // the schema's hyperparameters have.
+  return out as HyperparametersInput;
 }
 
 type PresetValues = { name: string; values: { path: string; value: unknown }[] };
@@ -155,10 +168,10 @@ function number(text: string): number | string {
   return text.trim() !== "" && Number.isFinite(value) ? value : text;
 }
 
-export function curriculumConfig(draft: Draft): Record<string, unknown> {
+export function curriculumConfig(draft: Draft): CurriculumInput {
   const choice = draft.curriculum;
   if (choice.kind === "saved") {
-    const verifiers = Object.fromEntries(Object.entries(draft.verifiers).filter(([, v]) => v !== null));
+    const verifiers = Object.fromEntries(Object.entries(draft.verifiers).filter((entry): entry is [string, number] => entry[1] !== null));
     return { saved: choice.saved, verifiers };
   }
   const families = choice.config.families.map((family) => ({
@@ -168,8 +181,8 @@ export function curriculumConfig(draft: Draft): Record<string, unknown> {
   return { ...choice.config, families };
 }
 
-export function buildConfig(draft: Draft, algorithm: Algorithm | undefined): Record<string, unknown> {
-  const evaluation: Record<string, unknown> =
+export function buildConfig(draft: Draft, algorithm: Algorithm | undefined): ExperimentConfigInput {
+  const evaluation: EvalInput =
     draft.evalSuite !== null
       ? { every: number(draft.evalEvery), suite: draft.evalSuite }
       : { every: number(draft.evalEvery), max_tasks: number(draft.evalMaxTasks) };
@@ -177,7 +190,8 @@ export function buildConfig(draft: Draft, algorithm: Algorithm | undefined): Rec
   return {
     curriculum: curriculumConfig(draft),
     model: draft.model,
-    algorithm: draft.algorithm,
+    // The catalogue's names are the engine's algorithms; another is the server's to refuse.
+    algorithm: draft.algorithm as ExperimentConfigInput["algorithm"],
     hyperparameters: hyperparameters(draft, algorithm),
     eval: evaluation,
     seed: number(draft.seed),
