@@ -27,7 +27,10 @@ class ApiErrorSerializer(serializers.Serializer):
     field = serializers.CharField(
         allow_null=True, help_text="The field path (`spec.layers[2].params`), or null."
     )
-    code = serializers.CharField(help_text="Machine-readable, e.g. `required`, `not_found`.")
+    code = serializers.CharField(
+        help_text="Machine-readable, e.g. `required`, `not_found`: one of `ApiErrorCode`, or a "
+        "field validator's own."
+    )
     message = serializers.CharField()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crucible.api.schema_enums import SCHEMA_ENUMS
 from crucible.realtime.protocol import SOCKET_PROTOCOL
 
 from .env import (
@@ -195,6 +196,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # Error codes and websocket frame types, as enums the front end's types come from.
+    "APPEND_COMPONENTS": SCHEMA_ENUMS,
     "ENUM_NAME_OVERRIDES": {
         # Background jobs (pool grading, pre-flights) share one set of states.
         "JobStateEnum": "experiments.models.preflight.PreflightState",

@@ -9,7 +9,9 @@ import { createQueryClient } from "@/lib/query-client";
 const LIVE_INVALIDATIONS: InvalidationMap = {
   "token.created": [["tokens"]],
   "token.revoked": [["tokens"]],
-  "membership.changed": [["teams"], ["auth", "me"]],
+  "member.added": [["teams"], ["auth", "me"]],
+  "member.removed": [["teams"], ["auth", "me"]],
+  "member.role_changed": [["teams"], ["auth", "me"]],
   "family.created": [["families"]],
   "pool.version_created": [["families"], ["pool-versions"]],
   "pool.grading_started": [["pool-versions"]],

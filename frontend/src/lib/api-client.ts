@@ -1,9 +1,13 @@
 // One fetch wrapper for the REST API: same-origin session cookie, CSRF header on
 // unsafe methods, and the single error format parsed into ApiError.
+import type { components } from "@/api/schema";
+
+/** The platform's error codes (the schema's enum); a field's validator may use its own. */
+export type ApiErrorCode = components["schemas"]["ApiErrorCode"];
 
 export type ApiErrorItem = {
   field: string | null;
-  code: string;
+  code: ApiErrorCode | (string & Record<never, never>);
   message: string;
 };
 

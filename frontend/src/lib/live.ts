@@ -3,14 +3,22 @@
 import type { QueryClient, QueryKey } from "@tanstack/react-query";
 import { createContext, useContext, useSyncExternalStore } from "react";
 
+import type { components } from "@/api/schema";
+
 import { ReconnectingSocket, socketUrl } from "./socket";
 
 export type LiveStatus = "connecting" | "live" | "offline";
 
-export type LiveEvent = { type: string; [key: string]: unknown };
+/** What one of the caller's teams changed (the schema's enum, from crucible/realtime/event_types.py). */
+export type LiveEventType = components["schemas"]["LiveEventType"];
+/** Frames about the connection itself. */
+export type SocketFrameType = components["schemas"]["SocketFrameType"];
+
+/** `type` is a string at run time: a newer server may send a type this build does not know. */
+export type LiveEvent = { type: LiveEventType | SocketFrameType | (string & Record<never, never>); [key: string]: unknown };
 
 /** Event types whose keys do not follow the "<first segment of type>" rule. */
-export type InvalidationMap = Record<string, QueryKey[]>;
+export type InvalidationMap = Partial<Record<LiveEventType, QueryKey[]>>;
 
 export type LiveClientOptions = {
   queryClient: QueryClient;
@@ -30,7 +38,7 @@ export function liveUrl(location?: Pick<Location, "protocol" | "host">): string 
 }
 
 /** Messages about the connection itself, which say nothing about any data. */
-const CONTROL_TYPES = new Set(["hello", "ping", "pong", "error"]);
+const CONTROL_TYPES = new Set<string>(["hello", "ping", "pong", "error"] satisfies (SocketFrameType | "ping")[]);
 
 /** The server closes with 4401 when the session is gone (see crucible/realtime/consumers.py). */
 export const CLOSE_UNAUTHENTICATED = 4401;
@@ -38,7 +46,7 @@ export const CLOSE_UNAUTHENTICATED = 4401;
 /** "run.updated" invalidates ["run"] unless the map names the keys for that type. */
 export function keysForEvent(type: string, invalidates: InvalidationMap = {}): QueryKey[] {
   if (CONTROL_TYPES.has(type)) return [];
-  return invalidates[type] ?? [[type.split(".")[0]]];
+  return invalidates[type as LiveEventType] ?? [[type.split(".")[0]]];
 }
 
 export function parseEvent(data: unknown): LiveEvent | null {

@@ -21,7 +21,7 @@ describe("useRefreshOnChanges", () => {
     const socket = new FakeSocket();
     const live = new LiveClient({
       queryClient,
-      invalidates: { "job.progress": [] },
+      invalidates: { "pool.job_updated": [] },
       createSocket: () => socket as unknown as WebSocket,
     });
     live.start();
@@ -32,7 +32,7 @@ describe("useRefreshOnChanges", () => {
     );
     renderHook(() => useRefreshOnChanges(), { wrapper });
 
-    socket.onmessage?.({ data: JSON.stringify({ type: "job.progress", progress: 0.5 }) });
+    socket.onmessage?.({ data: JSON.stringify({ type: "pool.job_updated", progress: 0.5 }) });
     expect(invalidate).not.toHaveBeenCalled();
     const change = { type: "verifier.deleted", target_type: "tasks_app.verifier", target_id: "3" };
     socket.onmessage?.({ data: JSON.stringify(change) });
