@@ -6,15 +6,16 @@ class ExperimentsConfig(AppConfig):
     verbose_name = "Experiments and runs"
 
     def ready(self) -> None:
+        from crucible import jobs
         from tasks_app.services import families, model_choices, pool_jobs
 
         from . import signals
+        from .jobs import GRADE_POOL_VERSION
         from .services import pins, run_hooks, suites, workers
-        from .tasks import grade_pool_version
 
         # Measuring difficulty needs a model and the engine, which tasks_app does not know:
         # it queues the job through this runner instead of naming our task.
-        pool_jobs.register_runner("grade", grade_pool_version.delay)
+        pool_jobs.register_runner("grade", jobs.sender(GRADE_POOL_VERSION))
         # ... and only the workers know which models can be loaded.
         model_choices.provide(workers.model_problem)
         # A family whose versions an experiment trained on must stay: it is archived instead.

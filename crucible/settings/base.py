@@ -273,7 +273,6 @@ CELERY_TASK_ROUTES = {
     "experiments.tasks.grade_pool_version": {"queue": "cpu"},
     "experiments.tasks.run_preflight": {"queue": "cpu"},
     "experiments.tasks.serve_replica": {"queue": "serve"},
-    "tasks_app.jobs.*": {"queue": "cpu"},
 }
 (VAR_DIR / "results").mkdir(exist_ok=True)
 CELERY_RESULT_BACKEND = REDIS_URL or f"file://{VAR_DIR / 'results'}"

@@ -24,15 +24,17 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from crucible import jobs
 from crucible.accounts.services import record
 from tasks_app import curriculum as policy
 from tasks_app.services import pinning
 from tasks_app.services.errors import field_errors
 
 from .. import config as cfg
+from ..jobs import RUN_TRAINING
 from ..models import Run, RunEvent, RunEventKind, RunState
 from ..models.runs import FINISHED_STATES
-from . import live, usage, workers
+from . import live, usage
 
 logger = logging.getLogger(__name__)
 
@@ -135,7 +137,7 @@ def resume(user: AbstractBaseUser, run: Run, budget: dict[str, Any] | None = Non
     RunEvent.objects.filter(run=run, kind=RunEventKind.PAUSE, applied_at_step=None).delete()
     record(user, "run.resumed", run, team=run.team, changes={"state": run.state, **change})
     if queued:
-        transaction.on_commit(lambda: workers.send_training(run.pk), robust=True)
+        jobs.send_on_commit(RUN_TRAINING, run.pk)
     live.run_changed(run)
     return run
 

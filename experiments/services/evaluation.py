@@ -28,6 +28,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from crucible import jobs
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.realtime.publish import publish_to_team
@@ -41,6 +42,7 @@ from training.models import load_model
 
 from .. import catalogue, stats
 from ..adapters import pool_item, verifier_reward_fn
+from ..jobs import RUN_EVALUATION
 from ..models import Checkpoint, EvaluationJob, EvaluationResult, EvaluationState, EvaluationSuite
 from .failures import failure_reason
 
@@ -95,7 +97,7 @@ def start(
         )
         changes = {"families": resolved, "suite": suite.pk if suite else None}
         record(user, "evaluation.started", job, team=team, changes=changes)
-        transaction.on_commit(lambda: send(job.pk), robust=True)
+        jobs.send_on_commit(RUN_EVALUATION, job.pk)
     return job
 
 
@@ -151,12 +153,6 @@ def resolve_families(team: Team, families: Sequence[dict[str, Any]]) -> list[dic
     if errors:
         raise field_errors(errors)
     return out
-
-
-def send(job_id: int) -> None:
-    from experiments.tasks import run_evaluation  # the tasks module imports the services
-
-    run_evaluation.apply_async(args=[job_id], queue="cpu")
 
 
 # --- the job -------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from crucible import jobs
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.realtime.publish import publish_to_team
@@ -41,6 +42,7 @@ from training.models import load_model
 from .. import catalogue
 from .. import config as cfg
 from .. import preflight as pure
+from ..jobs import RUN_PREFLIGHT
 from ..models import Experiment, PreflightReport, PreflightState
 from . import experiments, workers
 from .engine_inputs import Inputs, build_inputs
@@ -80,14 +82,8 @@ def start(
         )
         changes = {"config_hash": report.config_hash, "tasks_per_level": tasks_per_level}
         record(user, "preflight.started", report, team=team, changes=changes)
-        transaction.on_commit(lambda: send(report.pk), robust=True)
+        jobs.send_on_commit(RUN_PREFLIGHT, report.pk)
     return report
-
-
-def send(report_id: int) -> None:
-    from experiments.tasks import run_preflight  # the tasks module imports the services
-
-    run_preflight.apply_async(args=[report_id], queue="cpu")
 
 
 # --- the job -------------------------------------------------------------------------------
@@ -168,9 +164,7 @@ def measure(report: PreflightReport) -> dict[str, Any]:
     return pure.report(families, group_size) | {"settings": settings_used}
 
 
-def _slices(
-    inputs: Inputs, config: cfg.ExperimentConfig, per_level: int
-) -> Iterator[FamilySlice]:
+def _slices(inputs: Inputs, config: cfg.ExperimentConfig, per_level: int) -> Iterator[FamilySlice]:
     """A seeded slice of each family's train split at each of its curriculum's levels."""
     rng = random.Random(config.seed)
     names = {source.pool_version: name for name, source in inputs.sources.items()}

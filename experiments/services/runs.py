@@ -18,10 +18,12 @@ from django.db.models import F, Max, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from crucible import jobs
 from crucible.accounts.services import record
 from tasks_app.services.errors import field_errors
 
 from .. import config as cfg
+from ..jobs import RUN_TRAINING
 from ..models import Experiment, Rollout, Run, RunState
 from . import capacity, control, live, usage, workers
 
@@ -34,7 +36,7 @@ def launch(user: AbstractBaseUser, experiment: Experiment) -> Run:
 
     Refused (400) when no running worker can load its model or take a run of its size, and
     (409) when the team's quota does not allow another run now."""
-    problem = workers.model_problem(experiment.config["model"], queue="gpu")
+    problem = workers.model_problem(experiment.config["model"], queue=jobs.queue_of(RUN_TRAINING))
     if problem:
         raise field_errors([("config.model", problem)], code="unavailable")
     too_large = capacity.launch_problems(cfg.parse(experiment.config))
@@ -52,7 +54,7 @@ def launch(user: AbstractBaseUser, experiment: Experiment) -> Run:
         budget=experiment.config.get("budget") or {},
     )
     record(user, "run.launched", run, team=experiment.team, changes={"number": run.number})
-    transaction.on_commit(lambda: workers.send_training(run.pk), robust=True)
+    jobs.send_on_commit(RUN_TRAINING, run.pk)
     live.run_changed(run)
     return run
 
@@ -203,7 +205,7 @@ def requeue(run: Run, *, log_tail: str, database_retry: bool = False) -> bool:
         **retries,
     )
     if back:
-        transaction.on_commit(lambda: workers.send_training(run.pk), robust=True)
+        jobs.send_on_commit(RUN_TRAINING, run.pk)
         changed(run)
     return bool(back)
 

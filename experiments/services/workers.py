@@ -32,11 +32,13 @@ from functools import cache
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from crucible import jobs
 from experiments import catalogue, memory
+from experiments.jobs import RUN_TRAINING
 from experiments.models import Run, RunState, Worker
 
 from . import live
@@ -229,7 +231,7 @@ def resend_queued_runs(now: datetime | None = None) -> list[int]:
     for run_id in forgotten_runs(now).values_list("id", flat=True):
         if forgotten_runs(now).filter(pk=run_id).update(queued_at=timezone.now()):
             logger.warning("run.resent", extra={"run_id": run_id})
-            transaction.on_commit(lambda run_id=run_id: send_training(run_id), robust=True)
+            jobs.send_on_commit(RUN_TRAINING, run_id)
             sent.append(run_id)
     return sent
 
@@ -268,20 +270,13 @@ def _requeue(run: Run, now: datetime | None) -> bool:
     if not queued:
         return False
     logger.warning("run.requeued", extra={"run_id": run.pk, "lost_worker": run.worker})
-    transaction.on_commit(lambda: send_training(run.pk), robust=True)
+    jobs.send_on_commit(RUN_TRAINING, run.pk)
     _published(run.pk)
     return True
 
 
 def _published(run_id: int) -> None:
     live.run_changed(Run.objects.get(pk=run_id))
-
-
-def send_training(run_id: int) -> None:
-    """Queue ``run_training`` for the run on the gpu queue."""
-    from experiments.tasks import run_training  # the tasks module imports the services
-
-    run_training.apply_async(args=[run_id], queue="gpu")
 
 
 # --- the threads ---------------------------------------------------------------------------

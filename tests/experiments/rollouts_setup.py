@@ -33,7 +33,7 @@ def judged_run(owner, team, steps: int = 2, groups: int = 3) -> Run:
     experiment = experiments.create_experiment(
         owner, team, name="Sort", config=config_for(version, verifier)
     )
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         run = runs.claim(runs.launch(owner, experiment).pk, "celery@test")
     recorder = RunRecorder(
         run, rollout_groups=groups, sources={"digits": Source(version.pk, verifier.pk)}

@@ -26,4 +26,4 @@ def test_it_runs_grading_jobs_with_its_own_task_on_the_cpu_queue(
     with app.connection_for_read() as conn:
         message = conn.SimpleQueue("cpu", no_ack=True).get(timeout=5)
     assert message.headers["task"] == "experiments.tasks.grade_pool_version"
-    assert message.headers["argsrepr"] == f"({job.pk},)"
+    assert message.headers["argsrepr"] == f"[{job.pk}]"

@@ -30,7 +30,7 @@ def offering(name: str, *, model: str = TINY_MODEL, size=TINY, memory=None, gpus
 
 @pytest.fixture
 def sent():
-    with mock.patch("experiments.services.workers.send_training") as send:
+    with mock.patch("crucible.jobs.send") as send:
         yield send
 
 

@@ -7,6 +7,7 @@ from unittest import mock
 import pytest
 
 from crucible.accounts.models import AuditEvent
+from experiments.jobs import RUN_TRAINING
 from experiments.models import Checkpoint, Run, RunEvent, RunState
 from experiments.services import control, experiments, live, runs
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
@@ -25,7 +26,7 @@ def experiment(owner, team):
 
 @pytest.fixture
 def sent():
-    with mock.patch("experiments.services.workers.send_training") as send:
+    with mock.patch("crucible.jobs.send") as send:
         yield send
 
 
@@ -60,7 +61,7 @@ def test_it_pauses_a_queued_run_at_once_and_resumes_it_into_the_queue(
     with django_capture_on_commit_callbacks(execute=True):
         body = post(api, run, "resume").json()
     assert (body["state"], body["pause_reason"]) == ("queued", "")
-    sent.assert_called_with(run.pk)  # back in the queue, for any worker
+    sent.assert_called_with(RUN_TRAINING, run.pk)  # back in the queue, for any worker
     assert [(e["kind"], e["applied_at_step"]) for e in events(api, run)] == [
         ("pause", 0),
         ("resume", 0),
@@ -123,7 +124,7 @@ def test_it_resumes_a_failed_run_from_its_checkpoint_and_refuses_one_without(
     with django_capture_on_commit_callbacks(execute=True):
         body = post(api, running, "resume").json()
     assert (body["state"], body["failure_reason"], body["finished_at"]) == ("queued", "", None)
-    sent.assert_called_once_with(running.pk)
+    sent.assert_called_once_with(RUN_TRAINING, running.pk)
     assert runs.claim(running.pk, "celery@w").attempts == 2  # the next attempt resumes it
 
 

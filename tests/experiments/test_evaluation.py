@@ -39,7 +39,7 @@ def test_it_evaluates_held_out_tasks_k_times_and_stores_each_result(
     settings.MODELS_DIR = models_dir
     version, verifier = digit_version(owner, team), digit_verifier(owner, team)
     families = [{"pool_version": version.pk, "verifier_version": verifier.pk}]
-    with mock.patch("experiments.services.evaluation.send"):
+    with mock.patch("crucible.jobs.send"):
         job = evaluation.start(
             owner, team, families, evaluation.Settings(k=3, max_new_tokens=8, max_tasks=5),
             model=TINY_MODEL,

@@ -21,8 +21,8 @@ def pinned(owner, team):
 
 @pytest.fixture
 def sent():
-    """What would go to the broker: the run ids sent to run_training."""
-    with mock.patch("experiments.services.workers.send_training") as send:
+    """What would go to the broker: the jobs sent, each with its arguments."""
+    with mock.patch("crucible.jobs.send") as send:
         yield send
 
 

@@ -12,6 +12,7 @@ from channels.layers import get_channel_layer
 
 from crucible.accounts.models import AuditEvent
 from crucible.realtime.groups import team_group
+from experiments.jobs import RUN_PREFLIGHT
 from experiments.models import PreflightReport, PreflightState
 from experiments.services import experiments
 from experiments.services import preflight as services
@@ -35,8 +36,8 @@ def pinned(owner, team):
 
 @pytest.fixture
 def sent():
-    """What would go to the broker: the pre-flight ids sent to run_preflight."""
-    with mock.patch("experiments.services.preflight.send") as send:
+    """What would go to the broker: the jobs sent, each with its arguments."""
+    with mock.patch("crucible.jobs.send") as send:
         yield send
 
 
@@ -61,7 +62,7 @@ def test_it_queues_a_preflight_of_a_validated_configuration(
     assert (body["state"], body["progress"], body["result"]) == ("queued", 0.0, None)
     assert body["tasks_per_level"] == 8 and body["experiment"] is None
     assert body["config"]["curriculum"]["families"][0]["levels"] == [2, 3]  # resolved
-    sent.assert_called_once_with(body["id"])
+    sent.assert_called_once_with(RUN_PREFLIGHT, body["id"])
     assert AuditEvent.objects.filter(action="preflight.started").count() == 1
     assert api.get(URL, {"config_hash": body["config_hash"]}).json()["count"] == 1
 
@@ -145,7 +146,7 @@ def test_it_samples_every_level_and_reports_progress_live(owner, team, folders):
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(team_group(team.pk), channel)
-    with mock.patch("experiments.services.preflight.send"):
+    with mock.patch("crucible.jobs.send"):
         report = services.start(owner, team, config, tasks_per_level=6)
     services.run_job(report.pk)
     services.run_job(report.pk)  # a re-delivered message finds it taken and does nothing

@@ -24,7 +24,7 @@ def run(owner, team, settings, tmp_path) -> Run:
     advertise()
     config = config_for(digit_version(owner, team), digit_verifier(owner, team))
     experiment = experiments.create_experiment(owner, team, name="Sort", config=config)
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         launched = runs.launch(owner, experiment)
     return runs.claim(launched.pk, "celery@here")
 

@@ -12,6 +12,7 @@ import pytest
 
 from crucible.accounts.models import AuditEvent, Membership, Role
 from experiments.catalogue import TINY_MODEL
+from experiments.jobs import RUN_EVALUATION
 from experiments.models import Checkpoint, EvaluationJob, EvaluationState, Experiment, Run
 from tests.experiments.reports_setup import finished_job
 from tests.experiments.runs_setup import digit_verifier, digit_version
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def sent():
-    with mock.patch("experiments.services.evaluation.send") as send:
+    with mock.patch("crucible.jobs.send") as send:
         yield send
 
 
@@ -62,7 +63,7 @@ def test_it_queues_an_evaluation_of_a_checkpoint(
     body = response.json()
     assert body["subject"] == "sort run 1, step 4" and body["state"] == "queued"
     assert body["families"][0]["family"] == "digits" and body["families"][0]["threshold_pts"] == 2
-    sent.assert_called_once_with(body["id"])
+    sent.assert_called_once_with(RUN_EVALUATION, body["id"])
     assert AuditEvent.objects.filter(action="evaluation.started").count() == 1
 
 

@@ -26,8 +26,10 @@ import pytest
 from channels.layers import get_channel_layer
 from django.db import connection
 
+from crucible import jobs
 from crucible.celery_app import app as celery_app
 from crucible.realtime.groups import team_group
+from experiments.jobs import RUN_TRAINING
 from experiments.models import Checkpoint, Run, RunState, Worker
 from experiments.services import runs, workers
 from tests.conftest import celery_worker
@@ -228,7 +230,7 @@ def test_it_sends_again_a_queued_run_whose_message_a_broker_restart_lost(
         lines = drained(process)
         run = wait_for(lambda: finished(run_id), "the resent run", process, lines, limit_s=180)
         # A duplicate message is harmless: the claim finds the run finished and drops it.
-        workers.send_training(run_id)
+        jobs.send(RUN_TRAINING, run_id)
         time.sleep(3)
         assert process.poll() is None
     run.refresh_from_db()

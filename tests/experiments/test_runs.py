@@ -25,7 +25,7 @@ def run(owner, team, settings) -> Run:
     advertise()
     config = config_for(digit_version(owner, team), digit_verifier(owner, team))
     experiment = experiments.create_experiment(owner, team, name="Sort", config=config)
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         return runs.launch(owner, experiment)
 
 
@@ -78,7 +78,7 @@ def test_it_keeps_the_points_a_dead_attempt_recorded_after_the_checkpoint(run):
 
 def test_it_hands_a_run_back_to_the_queue_when_its_worker_stops(run):
     held = runs.claim(run.pk, "celery@a")
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         assert runs.requeue(held, log_tail="stopping")
     current = Run.objects.get(pk=run.pk)
     assert (current.state, current.worker, current.heartbeat_at) == (RunState.QUEUED, "", None)
@@ -110,7 +110,7 @@ def test_it_tells_the_runs_socket_and_its_team_every_state_change(
         return claimed
 
     claimed = run
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         assert heard(lambda: claim("celery@a")) == ["running", "running"]
         # its worker is stopping
         assert heard(lambda: runs.requeue(claimed, log_tail="")) == ["queued", "queued"]

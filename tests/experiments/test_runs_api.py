@@ -23,7 +23,7 @@ def experiment(owner, team):
 
 @pytest.fixture
 def run(owner, experiment):
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         return runs.launch(owner, experiment)
 
 
@@ -40,7 +40,7 @@ def test_it_shows_a_run_with_its_state_and_timestamps(api, run):
 
 
 def test_it_lists_runs_filtered_by_experiment_and_state(api, owner, experiment, run):
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         second = runs.launch(owner, experiment)
     runs.claim(second.pk, "celery@w")
     listed = api.get(f"/api/v1/runs/?experiment={experiment.pk}").json()["results"]
@@ -126,7 +126,7 @@ def test_it_pages_rollouts_filtered_by_step_family_and_verdict(api, run):
 
 def test_it_compares_final_metrics_and_configuration_differences(api, owner, experiment, run):
     clone = experiments.clone_experiment(owner, experiment, overrides={"seed": 5})
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         other = runs.launch(owner, clone)
     Run.objects.filter(pk=run.pk).update(summary={"reward/mean": 0.5, "kl": 0.1})
     Run.objects.filter(pk=other.pk).update(summary={"reward/mean": 0.7})

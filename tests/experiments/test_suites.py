@@ -11,6 +11,7 @@ from rest_framework.exceptions import ValidationError
 
 from crucible.accounts.models import AuditEvent
 from experiments import config as cfg
+from experiments.jobs import RUN_EVALUATION, RUN_TRAINING
 from experiments.models import Checkpoint, EvaluationJob, EvaluationSuite, Run, RunState
 from experiments.services import evaluation, experiments, runs, suites, training_job
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def sent():
-    with mock.patch("experiments.services.evaluation.send") as send:
+    with mock.patch("crucible.jobs.send") as send:
         yield send
 
 
@@ -191,7 +192,7 @@ def finished_run(owner, team, pinned, tmp_path: Path, settings, eval_: dict) -> 
     advertise()
     config = config_for(*pinned, eval=eval_)
     experiment = experiments.create_experiment(owner, team, name="Sort", config=config)
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         run = runs.launch(owner, experiment)
     for step in (2, 4):
         (tmp_path / f"step-{step}" / "model").mkdir(parents=True)
@@ -212,7 +213,8 @@ def test_a_succeeded_run_naming_a_suite_queues_its_final_checkpoints_evaluation(
     job = EvaluationJob.objects.get()
     assert job.suite == suite and job.checkpoint.step == 4 and job.checkpoint.run == run
     assert (job.k, job.max_tasks, job.families) == (3, 7, suite.families)
-    sent.assert_called_once_with(job.pk)
+    queued = [c.args for c in sent.call_args_list]
+    assert queued == [(RUN_TRAINING, run.pk), (RUN_EVALUATION, job.pk)]  # the run, then its final
     assert suites.evaluate_finished_run(run) == job  # a second call queues nothing new
     assert EvaluationJob.objects.count() == 1
 

@@ -17,7 +17,7 @@ URL = "/api/v1/evaluation-suites/"
 
 @pytest.fixture
 def sent():
-    with mock.patch("experiments.services.evaluation.send") as send:
+    with mock.patch("crucible.jobs.send") as send:
         yield send
 
 

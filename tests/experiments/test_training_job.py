@@ -34,7 +34,7 @@ def launched(owner, team, **extra) -> Run:
     advertise(extra.get("model", TINY_MODEL))
     config = config_for(digit_version(owner, team), digit_verifier(owner, team), **extra)
     experiment = experiments.create_experiment(owner, team, name="Sort", config=config)
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         return runs.launch(owner, experiment)
 
 

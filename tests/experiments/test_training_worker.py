@@ -21,7 +21,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from crucible import jobs
 from experiments.catalogue import TINY_MODEL
+from experiments.jobs import RUN_TRAINING
 from experiments.models import (
     Checkpoint,
     Experiment,
@@ -31,7 +33,6 @@ from experiments.models import (
     RunState,
     Worker,
 )
-from experiments.services import workers
 from tests.conftest import celery_worker, need_service
 from tests.experiments.runs_setup import (  # noqa: F401 (fixtures)
     config_for,
@@ -206,7 +207,7 @@ def test_it_fails_a_run_that_outgrows_its_workers_memory_and_the_worker_lives_on
         run = Run.objects.create(
             experiment=huge, team=team, number=1, created_by=owner, max_steps=3
         )
-        workers.send_training(run.pk)
+        jobs.send(RUN_TRAINING, run.pk)
         failed = wait_for(lambda: finished(run.pk), "the run to fail", process, lines)
         assert failed.state == RunState.FAILED, (failed.failure_reason, failed.log_tail)
         assert failed.failure_reason.startswith("out of memory: "), failed.failure_reason

@@ -30,7 +30,7 @@ def experiment(owner, team, pinned):
 
 @pytest.fixture(autouse=True)
 def no_broker():
-    with mock.patch("experiments.services.workers.send_training"):
+    with mock.patch("crucible.jobs.send"):
         yield
 
 
