@@ -239,6 +239,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/checkpoints/{id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The checkpoint as a Hugging Face model directory, zipped and streamed; 409 when it
+         *     is no longer on disk, or holds full weights and the adapter alone was asked for.
+         */
+        get: operations["checkpoints_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/curricula/": {
         parameters: {
             query?: never;
@@ -2106,27 +2126,29 @@ export interface components {
         };
         /** @enum {unknown} */
         BlankEnum: "";
+        /** @description What one run may use; a run that crosses either limit pauses itself and says why. */
         Budget: {
             /**
              * Format: double
-             * @description Worker-hours a run may use (null: no limit).
+             * @description Hours its workers may spend on it (times its processes); null: no limit. Accepted: above 0 and at most 1000000000.
              */
             max_worker_hours: number | null;
             /**
              * Format: double
-             * @description Cost a run may reach at the queues' rates (null: no limit).
+             * @description Cost it may reach at the queues' rates; null: no limit. Accepted: above 0 and at most 1000000000.
              */
             max_cost: number | null;
         };
+        /** @description What one run may use; a run that crosses either limit pauses itself and says why. */
         BudgetInputRequest: {
             /**
              * Format: double
-             * @description Worker-hours the run may use (null: no limit).
+             * @description Hours its workers may spend on it (times its processes); null: no limit. Accepted: above 0 and at most 1000000000.
              */
             max_worker_hours?: number | null;
             /**
              * Format: double
-             * @description Cost the run may reach (null: no limit).
+             * @description Cost it may reach at the queues' rates; null: no limit. Accepted: above 0 and at most 1000000000.
              */
             max_cost?: number | null;
         };
@@ -2491,6 +2513,7 @@ export interface components {
              */
             dynamic: boolean;
         };
+        CurriculumInputRequest: components["schemas"]["ExperimentCurriculumInputRequest"] | components["schemas"]["SavedCurriculumRequest"];
         /**
          * @description A field a form or multipart body leaves out is left out, as in a JSON body.
          *
@@ -2666,14 +2689,36 @@ export interface components {
          */
         ErrorTypeEnum: "none" | "format_error" | "parse_error" | "schema_error" | "runtime_error" | "wrong_answer" | "timeout" | "memory_limit" | "output_limit" | "forbidden" | "length_limit" | "judge_rejected" | "sandbox_error" | "verifier_error";
         EvalConfig: {
-            /** @description Evaluate every this many steps (0 = never). */
+            /** @description Evaluate the held-out sets every this many steps (0 = never during training). */
             every: number;
-            /** @description Pool versions whose held-out split is run. */
+            /** @description Pool version ids whose held-out split is evaluated (a subset of the curriculum's); on input, absent means every family of the curriculum. */
             families: number[];
-            /** @description Held-out tasks per family, at most. */
+            /** @description Held-out tasks evaluated per family, at most. */
             max_tasks: number;
-            /** @description An evaluation suite of the team (absent: none). Its families and max_tasks are the two above, and a run that succeeds has its final checkpoint evaluated on it. */
+            /**
+             * Format: int64
+             * @description Id of an evaluation suite of the team: its families and ``max_tasks`` replace the two above (the service fills them in), and a succeeded run's final checkpoint is evaluated on it. Null (stored: absent): no suite.
+             */
             suite?: number;
+        };
+        EvalConfigInputRequest: {
+            /**
+             * @description Evaluate the held-out sets every this many steps (0 = never during training).
+             * @default 0
+             */
+            every: number;
+            /** @description Pool version ids whose held-out split is evaluated (a subset of the curriculum's); on input, absent means every family of the curriculum. */
+            families?: number[];
+            /**
+             * @description Held-out tasks evaluated per family, at most.
+             * @default 200
+             */
+            max_tasks: number;
+            /**
+             * Format: int64
+             * @description Id of an evaluation suite of the team: its families and ``max_tasks`` replace the two above (the service fills them in), and a succeeded run's final checkpoint is evaluated on it. Null (stored: absent): no suite.
+             */
+            suite?: number | null;
         };
         EvaluatedFamily: {
             /** @description The family's slug. */
@@ -2936,29 +2981,87 @@ export interface components {
             readonly run_count: number;
         };
         ExperimentConfig: {
+            /** @description The families trained on and the policy that moves their difficulty. On input it may instead be ``{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version id>}}``, which copies a saved curriculum in. */
             curriculum: components["schemas"]["ExperimentCurriculum"];
-            /** @description A model a running worker offers (GET /models/). */
+            /** @description A model a running worker offers (GET /models/): a catalogue name or a model directory's name. */
             model: string;
+            /**
+             * @description The training algorithm; ``hyperparameters`` are its engine config's fields.
+             *
+             *     * `grpo` - grpo
+             *     * `ppo` - ppo
+             *     * `rejection` - rejection
+             *     * `rloo` - rloo
+             *     * `sft` - sft
+             */
             algorithm: components["schemas"]["AlgorithmEnum"];
-            /** @description Every field of the algorithm's engine config, defaults included (learning_rate, max_steps, prompts_per_step, group_size, sampling, ...). */
-            hyperparameters: {
-                [key: string]: unknown;
-            };
+            /** @description Fields of the algorithm's engine config; stored resolved, every field with its default included, minus those set elsewhere (seed, eval.every, model). */
+            hyperparameters: components["schemas"]["Hyperparameters"];
+            /** @description Held-out evaluation during training, and after it with a suite. */
             eval: components["schemas"]["EvalConfig"];
+            /** @description Seeds python, numpy and torch; with the same seed a CPU run is bit-reproducible. */
             seed: number;
+            /** @description Processes a run trains on (one per GPU); ``prompts_per_step`` must be a multiple. */
             num_processes: number;
             /**
-             * @description How several processes share the model: ddp, or fsdp / deepspeed (GPUs).
+             * @description How several processes share the model: ``ddp`` (a replica each), ``fsdp`` or ``deepspeed`` (sharded; GPUs only).
              *
              *     * `ddp` - ddp
              *     * `fsdp` - fsdp
              *     * `deepspeed` - deepspeed
              */
             strategy: components["schemas"]["StrategyEnum"];
-            /** @description Groups of completions stored per step for the run's page. */
+            /** @description Groups of completions (with their verdicts) stored per step for the run's page. */
             rollout_groups: number;
             /** @description What each run may use; a run that crosses it pauses itself and says why. */
-            budget?: components["schemas"]["Budget"];
+            budget: components["schemas"]["Budget"];
+        };
+        ExperimentConfigInputRequest: {
+            /** @description The families trained on and the policy that moves their difficulty. On input it may instead be ``{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version id>}}``, which copies a saved curriculum in. */
+            curriculum: components["schemas"]["CurriculumInputRequest"];
+            /** @description A model a running worker offers (GET /models/): a catalogue name or a model directory's name. */
+            model: string;
+            /**
+             * @description The training algorithm; ``hyperparameters`` are its engine config's fields.
+             *
+             *     * `grpo` - grpo
+             *     * `ppo` - ppo
+             *     * `rejection` - rejection
+             *     * `rloo` - rloo
+             *     * `sft` - sft
+             * @default grpo
+             */
+            algorithm: components["schemas"]["AlgorithmEnum"];
+            /** @description Fields of the algorithm's engine config; stored resolved, every field with its default included, minus those set elsewhere (seed, eval.every, model). */
+            hyperparameters?: components["schemas"]["HyperparametersInputRequest"];
+            /** @description Held-out evaluation during training, and after it with a suite. */
+            eval?: components["schemas"]["EvalConfigInputRequest"];
+            /**
+             * @description Seeds python, numpy and torch; with the same seed a CPU run is bit-reproducible.
+             * @default 0
+             */
+            seed: number;
+            /**
+             * @description Processes a run trains on (one per GPU); ``prompts_per_step`` must be a multiple.
+             * @default 1
+             */
+            num_processes: number;
+            /**
+             * @description How several processes share the model: ``ddp`` (a replica each), ``fsdp`` or ``deepspeed`` (sharded; GPUs only).
+             *
+             *     * `ddp` - ddp
+             *     * `fsdp` - fsdp
+             *     * `deepspeed` - deepspeed
+             * @default ddp
+             */
+            strategy: components["schemas"]["StrategyEnum"];
+            /**
+             * @description Groups of completions (with their verdicts) stored per step for the run's page.
+             * @default 16
+             */
+            rollout_groups: number;
+            /** @description What each run may use; a run that crosses it pauses itself and says why. */
+            budget?: components["schemas"]["BudgetInputRequest"];
         };
         /**
          * @description A field a form or multipart body leaves out is left out, as in a JSON body.
@@ -2974,31 +3077,65 @@ export interface components {
             name: string;
             /** @default  */
             description: string;
-            /** @description An experiment configuration, shaped like the `config` of an experiment; omitted fields take their defaults. `curriculum` may instead be `{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version id>}}`, which copies a saved curriculum in. `eval` is `{"every", "families", "max_tasks"}` or `{"every": <steps>, "suite": <evaluation suite id>}`, which evaluates the suite's families during training and the final checkpoint on the suite. */
-            config: {
-                [key: string]: unknown;
-            };
+            config: components["schemas"]["ExperimentConfigInputRequest"];
         };
         ExperimentCurriculum: {
+            /** @description The families each batch mixes, in order, each pinned by pool version. */
             families: components["schemas"]["FamilyConfig"][];
-            /** @description Target band [low, high] of success. */
+            /** @description Target band (low, high) for each family's rolling success rate. */
             band: number[];
             /**
              * Format: double
-             * @description Least probability of any level.
+             * @description Least probability of any level, so none starves. Accepted: at least 0 and below 1.
              */
             floor: number;
-            /** @description Outcomes in the rolling success rate. */
+            /** @description Task outcomes (not steps) in the rolling success rate; after each adjustment the policy waits for this many fresh outcomes before it acts again. */
             window: number;
             /**
              * Format: double
-             * @description Share of mass moved one level per adjustment.
+             * @description Share of a family's mass moved one level per adjustment. Accepted: above 0 and at most 1.
              */
             step: number;
-            /** @description False keeps the initial distributions. */
+            /** @description False keeps the initial distributions fixed (a static curriculum). */
             dynamic: boolean;
-            /** @description Set when copied from a saved one. */
+            /** @description Set when copied from a saved curriculum: its id and revision. */
             origin: components["schemas"]["Origin"] | null;
+        };
+        ExperimentCurriculumInputRequest: {
+            /** @description The families each batch mixes, in order, each pinned by pool version. */
+            families: components["schemas"]["FamilyConfigInputRequest"][];
+            /**
+             * @description Target band (low, high) for each family's rolling success rate.
+             * @default [
+             *       0.3,
+             *       0.7
+             *     ]
+             */
+            band: number[];
+            /**
+             * Format: double
+             * @description Least probability of any level, so none starves. Accepted: at least 0 and below 1.
+             * @default 0.05
+             */
+            floor: number;
+            /**
+             * @description Task outcomes (not steps) in the rolling success rate; after each adjustment the policy waits for this many fresh outcomes before it acts again.
+             * @default 64
+             */
+            window: number;
+            /**
+             * Format: double
+             * @description Share of a family's mass moved one level per adjustment. Accepted: above 0 and at most 1.
+             * @default 0.2
+             */
+            step: number;
+            /**
+             * @description False keeps the initial distributions fixed (a static curriculum).
+             * @default true
+             */
+            dynamic: boolean;
+            /** @description Set when copied from a saved curriculum: its id and revision. */
+            origin?: components["schemas"]["OriginInputRequest"] | null;
         };
         /** @enum {unknown} */
         ExtractEnum: "code_block" | "final_answer" | "final_answer_or_last_line" | "final_answer_or_last_number" | "full_text" | "json_block" | "json_object" | "last_number" | "python_block" | "sql_block" | "sql_statement";
@@ -3071,19 +3208,47 @@ export interface components {
             threshold_pts: number;
         };
         FamilyConfig: {
-            /** @description Pinned task-pool version id. */
+            /**
+             * Format: int64
+             * @description Id of the pinned task-pool version; its train split is sampled, its held-out split is the evaluation set.
+             */
             pool_version: number;
-            /** @description Verifier version (of the same team) that judges this family. */
+            /**
+             * Format: int64
+             * @description Id of the verifier version that judges this family's completions.
+             */
             verifier_version: number;
             /**
              * Format: double
              * @description Mixture weight of the family in each batch.
              */
             weight: number;
-            /** @description Difficulty levels that may be sampled; on input null means every level the version has train tasks at. */
+            /** @description Difficulty levels that may be sampled; on input null means every level the version has train tasks at (stored resolved). */
             levels: number[] | null;
-            /** @description Starting distribution over the levels; null puts all mass on the easiest. */
+            /** @description Starting distribution over ``levels``; null puts all mass on the easiest. */
             initial: number[] | null;
+        };
+        FamilyConfigInputRequest: {
+            /**
+             * Format: int64
+             * @description Id of the pinned task-pool version; its train split is sampled, its held-out split is the evaluation set.
+             */
+            pool_version: number;
+            /**
+             * Format: int64
+             * @description Id of the verifier version that judges this family's completions.
+             */
+            verifier_version: number;
+            /**
+             * Format: double
+             * @description Mixture weight of the family in each batch.
+             * @default 1
+             */
+            weight: number;
+            /** @description Difficulty levels that may be sampled; on input null means every level the version has train tasks at (stored resolved). */
+            levels?: number[] | null;
+            /** @description Starting distribution over ``levels``; null puts all mass on the easiest. */
+            initial?: number[] | null;
         };
         /** @description A family of a curriculum, named by the pool version it samples from. */
         FamilyEntry: {
@@ -3369,6 +3534,268 @@ export interface components {
             choices: string[] | null;
             /** @description What a numeric field accepts (each number of a pair); null for the others. Experiments outside it are refused with this range in the error. */
             range: components["schemas"]["Range"] | null;
+        };
+        Hyperparameters: {
+            /** @description Training steps (one rollout batch each for RL algorithms). */
+            max_steps?: number;
+            /** @description Prompts drawn from the sampler per step (global, across processes). */
+            prompts_per_step?: number;
+            /**
+             * Format: double
+             * @description Peak AdamW learning rate. Accepted: above 0 and at most 1.
+             */
+            learning_rate?: number;
+            /**
+             * Format: double
+             * @description AdamW weight decay.
+             */
+            weight_decay?: number;
+            /** @description AdamW betas (beta1, beta2), each below 1. Accepted: at least 0 and below 1. */
+            adam_betas?: number[];
+            /** @description One of `constant`, `linear`, `cosine` (transformers' schedulers), after warmup. */
+            lr_schedule?: string;
+            /** @description Optimizer steps of linear warmup. */
+            warmup_steps?: number;
+            /**
+             * Format: double
+             * @description Global gradient-norm clip; None disables clipping.
+             */
+            max_grad_norm?: number | null;
+            /** @description Sequences per forward/backward pass; None = one optimizer step per epoch over the batch. */
+            micro_batch_size?: number | null;
+            /** @description Micro-batches accumulated per optimizer step. */
+            gradient_accumulation_steps?: number;
+            /** @description torch intra-op threads when running on CPU (0 = torch's default). Tiny models run fastest on 1: their matrices are too small to split, and spare cores go to verification. */
+            cpu_threads?: number;
+            /** @description `no` or `bf16`; bf16 only takes effect on GPUs (accelerate autocast). */
+            mixed_precision?: string;
+            /** @description Sampling parameters for rollouts; recorded with the run. */
+            sampling?: components["schemas"]["SamplingConfig"];
+            /** @description Save a checkpoint every this many steps (0 = only at the end). */
+            checkpoint_every?: number;
+            /**
+             * Format: double
+             * @description Sampling temperature for held-out evaluation (0 = greedy).
+             */
+            eval_temperature?: number;
+            /** @description Completions sampled per prompt (G). */
+            group_size?: number;
+            /** @description Passes over each rollout batch (PPO epochs / GRPO mu); >1 needs importance ratios. */
+            num_epochs?: number;
+            /**
+             * Format: double
+             * @description Lower clip range of the ratio: 1 - clip_eps. Accepted: above 0 and below 1.
+             */
+            clip_eps?: number;
+            /**
+             * Format: double
+             * @description Upper clip range 1 + clip_eps_high; larger than clip_eps is DAPO's clip-higher. None = clip_eps. Accepted: above 0 and below 1.
+             */
+            clip_eps_high?: number | null;
+            /** @description KL to the frozen reference: `k1`, `k3`, or `none` (then no reference copy is kept). */
+            kl_estimator?: string;
+            /**
+             * Format: double
+             * @description Weight of the KL term (beta).
+             */
+            kl_coef?: number;
+            /**
+             * Format: double
+             * @description Entropy bonus weight (0 = entropy is only logged).
+             */
+            entropy_coef?: number;
+            /** @description `none` or `batch` (standardise rewards over the rollout batch before advantages). */
+            reward_normalization?: string;
+            /**
+             * Format: double
+             * @description Clip rewards to [-reward_clip, reward_clip] after normalisation; None = off. Accepted: above 0 and at most 1000000.
+             */
+            reward_clip?: number | null;
+            /**
+             * Format: double
+             * @description Reward given to completions the reward function marks unscorable (None).
+             */
+            unscorable_reward?: number;
+            /** @description Truncated importance sampling against the generator's own log-probs: `off`, `token` (each token's policy loss times min(pi_old / pi_sampler, tis_cap)) or `sequence` (the completion's ratio, the product over its tokens, truncated, on all of its tokens). It corrects a generation backend whose probabilities drift from the training forward pass, which logprob_gap/* measures every step (Yao et al. 2025, "Your efficient RL framework secretly brings you off-policy RL training"). GRPO, RLOO and PPO; rejection sampling ignores it. */
+            tis?: string;
+            /**
+             * Format: double
+             * @description Upper bound C of the truncated importance weight min(ratio, C); at least 1, or on-policy tokens lose weight.
+             */
+            tis_cap?: number;
+            /** @description Threads that run the reward function, each on a slice of the step's completions (1 = in the training thread). The sandbox and the SQL box serve concurrent callers, so code families verify this many completions at a time; above 1 the reward function must be thread-safe (the platform's verifiers are). */
+            verification_workers?: number;
+            /** @description `grpo`: (r - group mean) / group std; `rloo`: r - mean of the other G-1 (Ahmadian et al. 2024). */
+            advantage_estimator?: string;
+            /** @description Divide advantages by the group std; False is Dr. GRPO (Liu et al. 2025, arXiv:2503.20783). */
+            scale_rewards?: boolean;
+            /** @description `sequence` (GRPO paper: mean per sequence, then over sequences), `token` (DAPO: over all tokens of the mini-batch), `constant` (Dr. GRPO: sum / (sequences x max_new_tokens)). */
+            loss_aggregation?: string;
+            /** @description Leave out groups whose rewards are all equal, without replacing them (the batch shrinks; `dynamic_sampling` replaces them with new groups). */
+            drop_zero_std_groups?: boolean;
+            /** @description Skip forward/backward for rows with zero advantage when no KL or entropy term needs them: the same gradient for less compute (most groups are all-pass or all-fail). */
+            skip_zero_advantage?: boolean;
+            /** @description DAPO dynamic sampling (Yu et al. 2025, arXiv:2503.14476): groups whose rewards are all equal are left out and replaced, by generating and verifying groups for newly drawn prompts, until the step has `prompts_per_step` groups with mixed rewards or `max_refill_rounds` extra rounds have run (then the missing groups count for nothing). Logs `dynamic_sampling/fill_rate`, `/rounds` and `/prompts_generated`. */
+            dynamic_sampling?: boolean;
+            /** @description Dynamic sampling only: extra generate-and-verify rounds a step may run. Each round draws the missing groups divided by the share of mixed groups seen so far this step. */
+            max_refill_rounds?: number;
+            /** @description Verify a step's completions while the next step's are generated. The price is one step of staleness: the update at step t trains on completions sampled before update t-1 was applied (one-step off-policy; the clipped ratio is taken against the log-probs of the weights that sampled them), and the curriculum observes a step's verdicts after the next step's prompts are drawn. The first step (and the first after a resume) is on-policy; a resumed run does not repeat the interrupted run's draws exactly. */
+            async_verification?: boolean;
+            /**
+             * Format: double
+             * @description Discount factor for GAE. Accepted: above 0 and at most 1.
+             */
+            gamma?: number;
+            /**
+             * Format: double
+             * @description GAE lambda.
+             */
+            lam?: number;
+            /**
+             * Format: double
+             * @description Value loss weight (above 0, or the value head never learns). Accepted: above 0 and at most 100.
+             */
+            vf_coef?: number;
+            /**
+             * Format: double
+             * @description Value clipping range around the rollout-time values. Accepted: above 0 and at most 1000000.
+             */
+            vf_clip?: number;
+            /** @description Standardise advantages over the batch. */
+            whiten_advantages?: boolean;
+            /** @description Distinct passing completions kept per prompt. */
+            max_kept_per_prompt?: number;
+        };
+        HyperparametersInputRequest: {
+            /** @description Training steps (one rollout batch each for RL algorithms). */
+            max_steps?: number;
+            /** @description Prompts drawn from the sampler per step (global, across processes). */
+            prompts_per_step?: number;
+            /**
+             * Format: double
+             * @description Peak AdamW learning rate. Accepted: above 0 and at most 1.
+             */
+            learning_rate?: number;
+            /**
+             * Format: double
+             * @description AdamW weight decay.
+             */
+            weight_decay?: number;
+            /** @description AdamW betas (beta1, beta2), each below 1. Accepted: at least 0 and below 1. */
+            adam_betas?: number[];
+            /** @description One of `constant`, `linear`, `cosine` (transformers' schedulers), after warmup. */
+            lr_schedule?: string;
+            /** @description Optimizer steps of linear warmup. */
+            warmup_steps?: number;
+            /**
+             * Format: double
+             * @description Global gradient-norm clip; None disables clipping.
+             */
+            max_grad_norm?: number | null;
+            /** @description Sequences per forward/backward pass; None = one optimizer step per epoch over the batch. */
+            micro_batch_size?: number | null;
+            /** @description Micro-batches accumulated per optimizer step. */
+            gradient_accumulation_steps?: number;
+            /** @description torch intra-op threads when running on CPU (0 = torch's default). Tiny models run fastest on 1: their matrices are too small to split, and spare cores go to verification. */
+            cpu_threads?: number;
+            /** @description `no` or `bf16`; bf16 only takes effect on GPUs (accelerate autocast). */
+            mixed_precision?: string;
+            /** @description Sampling parameters for rollouts; recorded with the run. */
+            sampling?: components["schemas"]["SamplingConfigInputRequest"];
+            /** @description Save a checkpoint every this many steps (0 = only at the end). */
+            checkpoint_every?: number;
+            /**
+             * Format: double
+             * @description Sampling temperature for held-out evaluation (0 = greedy).
+             */
+            eval_temperature?: number;
+            /** @description Completions sampled per prompt (G). */
+            group_size?: number;
+            /** @description Passes over each rollout batch (PPO epochs / GRPO mu); >1 needs importance ratios. */
+            num_epochs?: number;
+            /**
+             * Format: double
+             * @description Lower clip range of the ratio: 1 - clip_eps. Accepted: above 0 and below 1.
+             */
+            clip_eps?: number;
+            /**
+             * Format: double
+             * @description Upper clip range 1 + clip_eps_high; larger than clip_eps is DAPO's clip-higher. None = clip_eps. Accepted: above 0 and below 1.
+             */
+            clip_eps_high?: number | null;
+            /** @description KL to the frozen reference: `k1`, `k3`, or `none` (then no reference copy is kept). */
+            kl_estimator?: string;
+            /**
+             * Format: double
+             * @description Weight of the KL term (beta).
+             */
+            kl_coef?: number;
+            /**
+             * Format: double
+             * @description Entropy bonus weight (0 = entropy is only logged).
+             */
+            entropy_coef?: number;
+            /** @description `none` or `batch` (standardise rewards over the rollout batch before advantages). */
+            reward_normalization?: string;
+            /**
+             * Format: double
+             * @description Clip rewards to [-reward_clip, reward_clip] after normalisation; None = off. Accepted: above 0 and at most 1000000.
+             */
+            reward_clip?: number | null;
+            /**
+             * Format: double
+             * @description Reward given to completions the reward function marks unscorable (None).
+             */
+            unscorable_reward?: number;
+            /** @description Truncated importance sampling against the generator's own log-probs: `off`, `token` (each token's policy loss times min(pi_old / pi_sampler, tis_cap)) or `sequence` (the completion's ratio, the product over its tokens, truncated, on all of its tokens). It corrects a generation backend whose probabilities drift from the training forward pass, which logprob_gap/* measures every step (Yao et al. 2025, "Your efficient RL framework secretly brings you off-policy RL training"). GRPO, RLOO and PPO; rejection sampling ignores it. */
+            tis?: string;
+            /**
+             * Format: double
+             * @description Upper bound C of the truncated importance weight min(ratio, C); at least 1, or on-policy tokens lose weight.
+             */
+            tis_cap?: number;
+            /** @description Threads that run the reward function, each on a slice of the step's completions (1 = in the training thread). The sandbox and the SQL box serve concurrent callers, so code families verify this many completions at a time; above 1 the reward function must be thread-safe (the platform's verifiers are). */
+            verification_workers?: number;
+            /** @description `grpo`: (r - group mean) / group std; `rloo`: r - mean of the other G-1 (Ahmadian et al. 2024). */
+            advantage_estimator?: string;
+            /** @description Divide advantages by the group std; False is Dr. GRPO (Liu et al. 2025, arXiv:2503.20783). */
+            scale_rewards?: boolean;
+            /** @description `sequence` (GRPO paper: mean per sequence, then over sequences), `token` (DAPO: over all tokens of the mini-batch), `constant` (Dr. GRPO: sum / (sequences x max_new_tokens)). */
+            loss_aggregation?: string;
+            /** @description Leave out groups whose rewards are all equal, without replacing them (the batch shrinks; `dynamic_sampling` replaces them with new groups). */
+            drop_zero_std_groups?: boolean;
+            /** @description Skip forward/backward for rows with zero advantage when no KL or entropy term needs them: the same gradient for less compute (most groups are all-pass or all-fail). */
+            skip_zero_advantage?: boolean;
+            /** @description DAPO dynamic sampling (Yu et al. 2025, arXiv:2503.14476): groups whose rewards are all equal are left out and replaced, by generating and verifying groups for newly drawn prompts, until the step has `prompts_per_step` groups with mixed rewards or `max_refill_rounds` extra rounds have run (then the missing groups count for nothing). Logs `dynamic_sampling/fill_rate`, `/rounds` and `/prompts_generated`. */
+            dynamic_sampling?: boolean;
+            /** @description Dynamic sampling only: extra generate-and-verify rounds a step may run. Each round draws the missing groups divided by the share of mixed groups seen so far this step. */
+            max_refill_rounds?: number;
+            /** @description Verify a step's completions while the next step's are generated. The price is one step of staleness: the update at step t trains on completions sampled before update t-1 was applied (one-step off-policy; the clipped ratio is taken against the log-probs of the weights that sampled them), and the curriculum observes a step's verdicts after the next step's prompts are drawn. The first step (and the first after a resume) is on-policy; a resumed run does not repeat the interrupted run's draws exactly. */
+            async_verification?: boolean;
+            /**
+             * Format: double
+             * @description Discount factor for GAE. Accepted: above 0 and at most 1.
+             */
+            gamma?: number;
+            /**
+             * Format: double
+             * @description GAE lambda.
+             */
+            lam?: number;
+            /**
+             * Format: double
+             * @description Value loss weight (above 0, or the value head never learns). Accepted: above 0 and at most 100.
+             */
+            vf_coef?: number;
+            /**
+             * Format: double
+             * @description Value clipping range around the rollout-time values. Accepted: above 0 and at most 1000000.
+             */
+            vf_clip?: number;
+            /** @description Standardise advantages over the batch. */
+            whiten_advantages?: boolean;
+            /** @description Distinct passing completions kept per prompt. */
+            max_kept_per_prompt?: number;
         };
         IngestResult: {
             accepted: number;
@@ -3722,9 +4149,27 @@ export interface components {
             name: string;
         };
         Origin: {
-            /** @description The saved curriculum it was copied from. */
+            /**
+             * Format: int64
+             * @description The saved curriculum it was copied from.
+             */
             curriculum: number;
-            /** @description Its revision at the time. */
+            /**
+             * Format: int64
+             * @description Its revision at the time.
+             */
+            revision: number;
+        };
+        OriginInputRequest: {
+            /**
+             * Format: int64
+             * @description The saved curriculum it was copied from.
+             */
+            curriculum: number;
+            /**
+             * Format: int64
+             * @description Its revision at the time.
+             */
             revision: number;
         };
         /**
@@ -4440,9 +4885,7 @@ export interface components {
             /** @description The team (editor role) whose versions `config` pins. */
             team?: string;
             /** @description A configuration, as creating an experiment takes it. */
-            config?: {
-                [key: string]: unknown;
-            };
+            config?: components["schemas"]["ExperimentConfigInputRequest"];
             /** @description Or the id of an experiment whose configuration to sample. */
             experiment?: number;
             /**
@@ -5073,6 +5516,8 @@ export interface components {
             };
             /** @description Reward-hacking and drift signals as last checked; a breach may pause the run. */
             readonly health: components["schemas"]["RunHealth"];
+            /** @description A running run silent this many seconds is taken for lost and queued again (RUN_STALE_SECONDS). */
+            readonly heartbeat_stale_after_s: number;
         };
         RunBudget: {
             /** Format: double */
@@ -5114,9 +5559,11 @@ export interface components {
          *     * `resume` - Resume
          *     * `budget` - Budget
          *     * `health` - Health
+         *     * `worker_lost` - Worker Lost
+         *     * `recovered` - Recovered
          * @enum {string}
          */
-        RunEventKindEnum: "curriculum" | "pause" | "resume" | "budget" | "health";
+        RunEventKindEnum: "curriculum" | "pause" | "resume" | "budget" | "health" | "worker_lost" | "recovered";
         RunFamily: {
             name: string;
             levels: number[];
@@ -5176,6 +5623,8 @@ export interface components {
             };
             /** @description Reward-hacking and drift signals as last checked; a breach may pause the run. */
             readonly health: components["schemas"]["RunHealth"];
+            /** @description A running run silent this many seconds is taken for lost and queued again (RUN_STALE_SECONDS). */
+            readonly heartbeat_stale_after_s: number;
         };
         RunMetrics: {
             run: number;
@@ -5226,6 +5675,60 @@ export interface components {
             number: number;
             state: string;
         };
+        SamplingConfig: {
+            /** @description Completion length limit in tokens; longer completions are truncated. */
+            max_new_tokens: number;
+            /**
+             * Format: double
+             * @description Sampling temperature; log-probabilities for the loss use the same temperature. Accepted: above 0 and at most 10.
+             */
+            temperature: number;
+            /**
+             * Format: double
+             * @description Nucleus sampling threshold (1.0 = off). Accepted: above 0 and at most 1.
+             */
+            top_p: number;
+            /** @description Top-k sampling (0 = off). */
+            top_k: number;
+            /** @description `engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished rows dropped); `hf`: Hugging Face's generate, the reference. Models the loop cannot run (sliding-window or hybrid attention, flash attention) use `hf`, with a warning. */
+            backend: string;
+            /** @description `engine` backend on CUDA only: torch.compile the one-token decode step (ignored on CPU). */
+            compile: boolean;
+        };
+        SamplingConfigInputRequest: {
+            /**
+             * @description Completion length limit in tokens; longer completions are truncated.
+             * @default 16
+             */
+            max_new_tokens: number;
+            /**
+             * Format: double
+             * @description Sampling temperature; log-probabilities for the loss use the same temperature. Accepted: above 0 and at most 10.
+             * @default 1
+             */
+            temperature: number;
+            /**
+             * Format: double
+             * @description Nucleus sampling threshold (1.0 = off). Accepted: above 0 and at most 1.
+             * @default 1
+             */
+            top_p: number;
+            /**
+             * @description Top-k sampling (0 = off).
+             * @default 0
+             */
+            top_k: number;
+            /**
+             * @description `engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished rows dropped); `hf`: Hugging Face's generate, the reference. Models the loop cannot run (sliding-window or hybrid attention, flash attention) use `hf`, with a warning.
+             * @default engine
+             */
+            backend: string;
+            /**
+             * @description `engine` backend on CUDA only: torch.compile the one-token decode step (ignored on CPU).
+             * @default false
+             */
+            compile: boolean;
+        };
         SandboxStatus: {
             /** @description pid, mount, network, ipc, uts: active? */
             namespaces: {
@@ -5242,6 +5745,14 @@ export interface components {
             prefork: boolean;
             /** @description One per isolation layer missing on this host. */
             warnings: string[];
+        };
+        SavedCurriculumRequest: {
+            /** @description A saved curriculum of the team. */
+            saved: number;
+            /** @description The verifier version id for each pool version id of the curriculum. */
+            verifiers: {
+                [key: string]: number;
+            };
         };
         Series: {
             step: number[];
@@ -6992,6 +7503,77 @@ export interface operations {
             };
             /** @description The body's content type is not one this operation accepts. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    checkpoints_export_retrieve: {
+        parameters: {
+            query?: {
+                /** @description A LoRA checkpoint's adapter alone, instead of merged into its base. */
+                adapter_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this checkpoint. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A Hugging Face model directory, zipped: safetensors weights, the tokenizer with its chat template, the generation config and a model card (README.md) with the checkpoint's lineage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
