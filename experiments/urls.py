@@ -3,6 +3,7 @@ from rest_framework.routers import SimpleRouter
 
 from experiments.api import (
     algorithms,
+    checkpoints,
     control,
     deployments,
     experiments,
@@ -24,6 +25,7 @@ router.register("workers", workers.WorkerViewSet, basename="worker")
 router.register("experiments", experiments.ExperimentViewSet, basename="experiment")
 router.register("runs", runs.RunViewSet, basename="run")
 router.register("runs", control.RunControlViewSet, basename="run-control")
+router.register("checkpoints", checkpoints.CheckpointViewSet, basename="checkpoint")
 router.register("evaluations", reports.EvaluationViewSet, basename="evaluation")
 router.register("preflights", preflight.PreflightViewSet, basename="preflight")
 router.register("reports", reports.ReportViewSet, basename="report")

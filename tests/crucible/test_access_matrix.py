@@ -175,6 +175,7 @@ MATRIX: list[Row] = [
     row("GET", "/api/v1/runs/{run}/", "401 404 200 200 200 404 404"),
     row("POST", "/api/v1/runs/{run}/cancel/", "401 404 403 200 200 404 404", {"x": 1}),
     row("GET", "/api/v1/runs/{run}/checkpoints/", "401 404 200 200 200 404 404"),
+    row("GET", "/api/v1/checkpoints/{checkpoint}/export/", "401 404 409 409 409 404 404"),
     row("GET", "/api/v1/runs/{run}/rollouts/", "401 404 200 200 200 404 404"),
     row("GET", "/api/v1/runs/{run}/rollout-groups/", "401 404 200 200 200 404 404"),
     row("POST", "/api/v1/runs/{run}/rollouts/{rollout}/flag/", "401 404 400 400 400 404 404", {"x": 1}),
