@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 from experiments.launch import STRATEGIES
 from tasks_app.curriculum import CurriculumConfig, CurriculumPolicy, PinnedFamily, floor_fits
 from training.config import CONFIGS, BaseConfig, config_from_dict
-from training.field_spec import Problems, load, setting
+from training.field_spec import Problems, build, load, setting
 from training.fields import Range, bounded, field_range
 
 RESERVED_HYPERPARAMETERS = {
@@ -340,6 +340,12 @@ def _across(config: ExperimentConfig) -> list[tuple[str, str]]:
         )
         errors.append(("eval.families", why))
     return errors
+
+
+def stored(data: Mapping[str, Any]) -> ExperimentConfig:
+    """An experiment's saved configuration as its frozen object, not checked again: it was
+    validated, resolved and canonicalised (``parse``, ``to_dict``) when it was saved."""
+    return build(ExperimentConfig, data)
 
 
 def canonical(data: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from training.fields import RANGE, Range
@@ -240,3 +240,26 @@ def _is(hint: Any, value: Any) -> bool:
 
 def _join(path: str, name: object) -> str:
     return f"{path}.{name}" if path else str(name)
+
+
+def build(cls: type[T], data: Mapping[str, Any]) -> T:
+    """A ``cls`` from the form ``dataclasses.asdict`` gave of one, nested dataclasses and tuples
+    rebuilt and nothing checked again: for a stored form written after ``load`` checked it.
+    A field missing from ``data`` takes its default."""
+    types_ = hints(cls)
+    values = {name: _rebuilt(types_[name], value) for name, value in data.items()}
+    return cls(**values)
+
+
+def _rebuilt(hint: Any, value: Any) -> Any:
+    hint, _ = optional(hint)
+    if value is None:
+        return None
+    if dataclasses.is_dataclass(hint):
+        return build(typing.cast(type, hint), value)
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is list:
+        return [_rebuilt(args[0], item) for item in value]
+    if typing.get_origin(hint) is tuple:
+        return tuple(_rebuilt(arg, item) for arg, item in zip(args, value, strict=True))
+    return value

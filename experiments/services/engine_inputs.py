@@ -32,12 +32,18 @@ class Inputs:
 def build_inputs(team: Team, config: cfg.ExperimentConfig) -> Inputs:
     """Sampler, per-family reward, held-out items and reward sources of the pinned versions."""
     spec = config.curriculum
-    policy, pinned = pinning.resolve_in_team(team, spec.saved_form())
+    pinned = pinning.pinned_versions(team, config.pool_versions)
     specs = pinning.verifier_specs(team, [f.verifier_version for f in spec.families])
-    names = {f.pool_version: pinned[f.pool_version].family for f in spec.families}
+    gone = [v for v in config.pool_versions if v not in pinned]
+    if gone:
+        raise LookupError(f"pool versions {gone} are no longer available to the team")
     missing = [f.verifier_version for f in spec.families if f.verifier_version not in specs]
     if missing:
         raise LookupError(f"verifier versions {missing} are no longer available to the team")
+    names = {f.pool_version: pinned[f.pool_version].family for f in spec.families}
+    # The configuration was checked when it was saved, its levels pinned: the policy is built
+    # from it as it is.
+    policy = spec.policy(names)
     train_tasks = (
         (names[f.pool_version], task.difficulty, pinning.TRAIN, task)
         for f in spec.families

@@ -87,7 +87,7 @@ def attempt(run: Run, log: RunLog) -> str | None:
     """Train this attempt to the end; the final state, or None when the run was taken away."""
     if run.cancel_requested:
         return RunState.CANCELLED
-    config = cfg.parse(run.experiment.config)
+    config = cfg.stored(run.experiment.config)
     if config.num_processes > 1:
         return in_processes(run, config, log)
     return train_here(run, config, log)
@@ -115,7 +115,7 @@ def train_rank(run_id: int) -> str | None:
     """One rank of a run of several processes (``experiments.launch`` calls it on each): the
     same job as a single process; only the main rank records (the engine sees to it)."""
     run = Run.objects.select_related("experiment", "team").get(pk=run_id)
-    return train_here(run, cfg.parse(run.experiment.config), None)
+    return train_here(run, cfg.stored(run.experiment.config), None)
 
 
 def train_here(run: Run, config: cfg.ExperimentConfig, log: RunLog | None) -> str | None:

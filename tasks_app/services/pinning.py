@@ -62,6 +62,13 @@ def resolve_in_team(
     }
 
 
+def pinned_versions(team: Team, ids: Iterable[int]) -> dict[int, PinnedVersion]:
+    """Each of ``ids`` that is a pool version of ``team``, with its family (no config is
+    checked: what pins them was validated when it was saved)."""
+    rows = PoolVersion.objects.select_related("family").filter(pk__in=list(ids), family__team=team)
+    return {v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number) for v in rows}
+
+
 def verifier_specs(team: Team, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     """The canonical spec of each of ``ids`` that is a verifier version of ``team``."""
     rows = VerifierVersion.objects.filter(pk__in=list(ids), verifier__team=team)

@@ -319,3 +319,15 @@ def test_it_stores_what_it_was_sent_as_before():
     assert json.dumps(stored["curriculum"], sort_keys=True) == json.dumps(
         STORED_BEFORE["curriculum"], sort_keys=True
     )
+
+
+@pytest.mark.parametrize("sent", [GOOD, STORED_BEFORE, with_(eval={"every": 5, "suite": 3})])
+def test_a_worker_gets_the_stored_configuration_as_the_frozen_object_it_was_parsed_into(sent):
+    parsed = cfg.parse(sent)
+    loaded = cfg.stored(parsed.to_dict())
+    assert loaded == parsed
+    assert isinstance(loaded.curriculum.band, tuple) and isinstance(
+        loaded.curriculum.families[0], cfg.FamilySpec
+    )
+    with pytest.raises(AttributeError):
+        loaded.seed = 2  # frozen: nothing down the worker path can change it
