@@ -69,6 +69,8 @@ def test_it_trains_only_the_adapters_against_the_base_as_reference(base_dir):
     # Before the first update the adapters add nothing (B = 0): the policy is its reference.
     assert sink.rows[0][1]["kl"] == 0.0
     assert sink.rows[1][1]["kl"] > 0.0
+    # The decode loop samples with the adapters on: its log-probs are the trainer's.
+    assert sink.rows[1][1]["logprob_gap/max"] < 1e-4
 
 
 def _adapted(trained: dict[str, torch.Tensor]) -> set[str]:
