@@ -6,13 +6,17 @@ import { meQueryKey } from "@/lib/auth";
 import { createQueryClient } from "@/lib/query-client";
 
 /** Event types whose cache keys differ from the first segment of the type. */
-const LIVE_INVALIDATIONS: InvalidationMap = {
+export const LIVE_INVALIDATIONS: InvalidationMap = {
   "token.created": [["tokens"]],
   "token.revoked": [["tokens"]],
   "member.added": [["teams"], ["auth", "me"]],
   "member.removed": [["teams"], ["auth", "me"]],
   "member.role_changed": [["teams"], ["auth", "me"]],
   "family.created": [["families"]],
+  "family.updated": [["families"]],
+  "family.archived": [["families"]],
+  "family.restored": [["families"]],
+  "family.deleted": [["families"]],
   "pool.version_created": [["families"], ["pool-versions"]],
   "pool.grading_started": [["pool-versions"]],
   "pool.job_updated": [["pool-versions"]],

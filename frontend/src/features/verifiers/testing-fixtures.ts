@@ -1,6 +1,7 @@
 // Canned API replies shared by this feature's tests.
+import type { Family } from "@/lib/families";
+
 import type { Example } from "./api/get-examples";
-import type { PoolFamily } from "./api/get-pool-families";
 import type { PoolTask } from "./api/get-pool-tasks";
 import type { PoolVersion } from "./api/get-pool-versions";
 import type { Verifier, VerifierVersion } from "./api/get-verifiers";
@@ -202,7 +203,7 @@ export const POOL_FAMILY = {
   name: "HumanEval",
   kind: "python-function",
   version_count: 1,
-} as PoolFamily;
+} as Family;
 
 export const POOL_VERSION = {
   id: 70,

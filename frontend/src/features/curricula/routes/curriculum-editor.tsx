@@ -5,10 +5,10 @@ import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
+import { usePoolVersions } from "@/lib/pool-versions";
 
 import { useDeleteCurriculum } from "../api/delete-curriculum";
 import { useCurriculum } from "../api/get-curriculum";
-import { usePoolVersions } from "../api/get-pool-versions";
 import { usePreviewCurriculum } from "../api/preview-curriculum";
 import { useSaveCurriculum } from "../api/save-curriculum";
 import type { Curriculum, PoolVersion } from "../api/types";

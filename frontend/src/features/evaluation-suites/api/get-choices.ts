@@ -1,25 +1,12 @@
-// What a suite or an evaluation chooses from: the team's pool versions (their held-out
-// splits), its verifiers (each with its latest version) and the models an evaluation can load.
+// What a suite or an evaluation chooses from: the team's verifiers (each with its latest
+// version) and the models an evaluation can load. The pool versions: `@/lib/pool-versions`.
 import { queryOptions, useQuery } from "@tanstack/react-query";
 
 import { api } from "@/lib/api-client";
 import { listResults, type Paginated } from "@/lib/api-types";
 import { teamQuery, useCurrentTeam } from "@/lib/current-team";
 
-import type { AvailableModels, PoolVersion, Verifier } from "./types";
-
-export function poolVersionsQueryOptions(team: string | undefined) {
-  return queryOptions({
-    queryKey: ["pool-versions", "list", team ?? null],
-    queryFn: async ({ signal }) =>
-      listResults(await api.get<Paginated<PoolVersion>>("/api/v1/pool-versions/", { team, page_size: 500 }, signal)),
-  });
-}
-
-export function usePoolVersions() {
-  const { team } = useCurrentTeam();
-  return useQuery(poolVersionsQueryOptions(teamQuery(team).team));
-}
+import type { AvailableModels, Verifier } from "./types";
 
 export function verifiersQueryOptions(team: string | undefined) {
   return queryOptions({

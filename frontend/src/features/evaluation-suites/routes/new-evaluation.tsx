@@ -7,8 +7,9 @@ import { FormAlert, FormField } from "@/components/ui/form-field";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
 import { fieldErrors } from "@/lib/field-errors";
+import { usePoolVersions } from "@/lib/pool-versions";
 
-import { useEvaluationModels, usePoolVersions, useVerifiers } from "../api/get-choices";
+import { useEvaluationModels, useVerifiers } from "../api/get-choices";
 import { useSuites } from "../api/get-suites";
 import { useStartEvaluation } from "../api/start-evaluation";
 import type { EvaluationInput, EvaluationSuite, PoolVersion, Verifier } from "../api/types";

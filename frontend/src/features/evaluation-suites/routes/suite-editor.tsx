@@ -6,8 +6,9 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
 import { fieldErrors } from "@/lib/field-errors";
+import { usePoolVersions } from "@/lib/pool-versions";
 
-import { usePoolVersions, useVerifiers } from "../api/get-choices";
+import { useVerifiers } from "../api/get-choices";
 import { useSuite } from "../api/get-suites";
 import { useDeleteSuite } from "../api/delete-suite";
 import { useSaveSuite } from "../api/save-suite";

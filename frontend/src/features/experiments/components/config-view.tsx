@@ -1,9 +1,9 @@
 import { Link } from "react-router";
 
 import { Card } from "@/components/ui/card";
+import { usePoolVersions } from "@/lib/pool-versions";
 
 import { useAlgorithms } from "../api/get-algorithms";
-import { usePoolVersions } from "../api/get-pool-versions";
 import { useVerifiers } from "../api/get-verifiers";
 import type { ExperimentConfig } from "../api/types";
 

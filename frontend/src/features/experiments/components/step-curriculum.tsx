@@ -3,10 +3,10 @@ import { Link } from "react-router";
 
 import { QueryPlaceholder } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
+import { useFamilies } from "@/lib/families";
+import { usePoolVersions } from "@/lib/pool-versions";
 
 import { useCurricula } from "../api/get-curricula";
-import { useFamilies } from "../api/get-families";
-import { usePoolVersions } from "../api/get-pool-versions";
 import { useVerifiers } from "../api/get-verifiers";
 import type { Family, PoolVersion, SavedCurriculum, Verifier } from "../api/types";
 import { defaultVerifierVersion, type Draft } from "../lib/draft";

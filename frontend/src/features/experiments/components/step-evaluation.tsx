@@ -1,5 +1,6 @@
+import { usePoolVersions } from "@/lib/pool-versions";
+
 import { useCurricula } from "../api/get-curricula";
-import { usePoolVersions } from "../api/get-pool-versions";
 import { useSuites } from "../api/get-suites";
 import type { Draft } from "../lib/draft";
 import { WizardField } from "./wizard-field";

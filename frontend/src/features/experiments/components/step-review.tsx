@@ -1,6 +1,7 @@
+import { usePoolVersions } from "@/lib/pool-versions";
+
 import { useAlgorithms } from "../api/get-algorithms";
 import { useCurricula } from "../api/get-curricula";
-import { usePoolVersions } from "../api/get-pool-versions";
 import { useSuites } from "../api/get-suites";
 import { useVerifiers } from "../api/get-verifiers";
 import { buildConfig, type Draft, type StepId } from "../lib/draft";

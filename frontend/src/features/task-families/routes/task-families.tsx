@@ -7,7 +7,7 @@ import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
 
-import { useFamilies } from "../api/get-families";
+import { useFamilies } from "@/lib/families";
 import { useFamilyKinds } from "../api/get-family-kinds";
 import { CreateFamilyForm } from "../components/create-family-form";
 import { FamiliesTable } from "../components/families-table";

@@ -1,16 +1,16 @@
 // Loads a real task of a pool version into the playground: pick family → version → task,
 // or draw a random task of the version.
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 
 import { ErrorMessage } from "@/components/ui/error-message";
 import { Field } from "@/components/ui/field";
+import { familiesQueryOptions, type Family } from "@/lib/families";
 
-import { usePoolFamilies, type PoolFamily } from "../api/get-pool-families";
 import { getPoolTaskAt, TASKS_SHOWN, usePoolTasks, type PoolTask } from "../api/get-pool-tasks";
 import { usePoolVersions, type PoolVersion } from "../api/get-pool-versions";
 
-export type LoadedTask = { task: PoolTask; family: PoolFamily; version: PoolVersion };
+export type LoadedTask = { task: PoolTask; family: Family; version: PoolVersion };
 
 function taskLabel(task: PoolTask): string {
   const prompt = task.prompt.replace(/\s+/g, " ").trim();
@@ -27,7 +27,7 @@ function useRandomTask(onLoad: (task: PoolTask) => void) {
 }
 
 export function TaskPicker({ team, onLoad }: { team: string; onLoad: (loaded: LoadedTask) => void }) {
-  const families = usePoolFamilies(team);
+  const families = useQuery(familiesQueryOptions(team || undefined));
   const [familyId, setFamilyId] = useState<number | null>(null);
   const [versionId, setVersionId] = useState<number | null>(null);
   const [search, setSearch] = useState("");
