@@ -27,8 +27,8 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase, StaticCache
 from transformers.cache_utils import StaticLayer
 
 from training.config import SamplingConfig
-from training.generation import Generator, HFGenerator, Rollout, finish_rollout
-from training.prompting import ADD_SPECIAL_TOKENS
+from training.generation import Generator, HFGenerator, Rollout, finish_rollout, generator_stops
+from training.prompting import RAW_FORMAT, PromptFormat, encode_batch
 
 logger = logging.getLogger(__name__)
 
@@ -44,10 +44,15 @@ class DecodeGenerator:
     """Prefill once per prompt, decode G copies with a static cache, drop finished rows."""
 
     def __init__(
-        self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, compile: bool = False
+        self,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
+        compile: bool = False,
+        prompt_format: PromptFormat = RAW_FORMAT,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
+        self.prompt_format = prompt_format
         self.step_forward = model.forward
         if compile and next(model.parameters()).device.type == "cuda":
             # One-token steps are launch-bound on a GPU; the batch shrinks as rows finish, so
@@ -60,15 +65,14 @@ class DecodeGenerator:
     @torch.no_grad()
     def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
         device = next(self.model.parameters()).device
-        enc = self.tokenizer(
-            prompts, return_tensors="pt", padding=True, add_special_tokens=ADD_SPECIAL_TOKENS
-        )
+        enc = encode_batch(self.tokenizer, prompts, self.prompt_format)
+        stops = generator_stops(self.model, self.tokenizer, self.prompt_format)
         prompt_ids = enc["input_ids"].to(device)  # (P, L) left-padded
         prompt_mask = enc["attention_mask"].to(device)
         was_training = self.model.training
         self.model.eval()
         try:
-            completion_ids, logprobs = self._decode(prompt_ids, prompt_mask, sampling, n)
+            completion_ids, logprobs = self._decode(prompt_ids, prompt_mask, sampling, n, stops)
         finally:
             self.model.train(was_training)
         return finish_rollout(
@@ -77,13 +81,20 @@ class DecodeGenerator:
             completion_ids,
             self.tokenizer,
             logprobs,
+            stops=stops,
+            prompt_format=self.prompt_format,
         )
 
     def _decode(
-        self, prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, sampling: SamplingConfig, n: int
+        self,
+        prompt_ids: torch.Tensor,
+        prompt_mask: torch.Tensor,
+        sampling: SamplingConfig,
+        n: int,
+        stops: list[int],
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(B, C) sampled ids (anything after a row's EOS is left for `finish_rollout` to
-        mask) and their log-probs, C <= max_new_tokens steps."""
+        """(B, C) sampled ids (anything after a row's first stop token is left for
+        `finish_rollout` to mask) and their log-probs, C <= max_new_tokens steps."""
         n_prompts, prompt_len = prompt_ids.shape
         max_new = sampling.max_new_tokens
         cache = StaticCache(config=self.model.config, max_cache_len=prompt_len + max_new)
@@ -105,11 +116,11 @@ class DecodeGenerator:
             (len(rows), max_new), self.tokenizer.pad_token_id, dtype=torch.long, device=rows.device
         )
         logprobs = torch.zeros(len(rows), max_new, device=rows.device)
-        eos = self.tokenizer.eos_token_id
+        stop = torch.tensor(stops, device=rows.device)
         for t in range(max_new):
             tokens, token_logps = sample(logits, sampling)  # (b,), (b,)
             completion[rows, t], logprobs[rows, t] = tokens, token_logps
-            finished |= tokens == eos
+            finished |= torch.isin(tokens, stop)
             if t == max_new - 1 or bool(finished.all()):
                 return completion[:, : t + 1], logprobs[:, : t + 1]
             if finished.sum() >= COMPACT_FINISHED_FRACTION * len(rows):
@@ -244,15 +255,19 @@ def unsupported_reason(model: PreTrainedModel) -> str | None:
 
 
 def make_generator(
-    sampling: SamplingConfig, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase
+    sampling: SamplingConfig,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    prompt_format: PromptFormat = RAW_FORMAT,
 ) -> Generator:
-    """The generator `sampling.backend` names, falling back to HF for unsupported models."""
+    """The generator `sampling.backend` names, falling back to HF for unsupported models;
+    either encodes prompts and stops completions as `prompt_format` says."""
     if sampling.backend == "engine":
         reason = unsupported_reason(model)
         if reason is None:
-            return DecodeGenerator(model, tokenizer, compile=sampling.compile)
+            return DecodeGenerator(model, tokenizer, sampling.compile, prompt_format)
         logger.warning(
             "generation.backend_fallback",
             extra={"backend": "hf", "reason": reason, "model": type(model).__name__},
         )
-    return HFGenerator(model, tokenizer)
+    return HFGenerator(model, tokenizer, prompt_format)

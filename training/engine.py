@@ -36,6 +36,7 @@ from training.interfaces import (
 )
 from training.metrics import Timer
 from training.models import load_model
+from training.prompting import RAW_FORMAT, PromptFormat
 from training.step import Run, build_run, main_decides
 
 
@@ -66,6 +67,7 @@ def train(
     corpus: Sequence[str] | None = None,
     progress_bar: bool = False,
     rollout_sink: RolloutSink | None = None,
+    prompt_format: PromptFormat = RAW_FORMAT,
 ) -> TrainResult:
     """Train `model` (or `config.model`) with `config.algorithm`; see the module docstring.
 
@@ -74,7 +76,8 @@ def train(
     answer holds for every process). `eval_items` is the held-out set evaluated every
     `config.eval_every` steps. `corpus` trains the tiny model's tokenizer.
     `rollout_sink` (or a sink that also implements RolloutSink) receives each RL step's
-    completions with their verdicts and advantages.
+    completions with their verdicts and advantages. `prompt_format` says how prompts become
+    model input (raw text, or the tokenizer's chat template) for rollouts and evaluation.
     """
     config.validate()
     set_seed(config.seed)
@@ -84,7 +87,7 @@ def train(
         rollout_sink = sink
     if model is None or tokenizer is None:
         model, tokenizer = load_model(config.model, corpus, config.seed)
-    run = build_run(config, model, tokenizer, sampler, reward_fn)
+    run = build_run(config, model, tokenizer, sampler, reward_fn, prompt_format)
     if config.resume and store is not None and (path := store.latest()) is not None:
         load_checkpoint(run, path)
     step_fn = STEP_FUNCTIONS[config.algorithm]
@@ -203,11 +206,16 @@ def run_eval(run: Run, items: Sequence[Item]) -> EvalResult:
             temperature=run.config.eval_temperature,
             max_new_tokens=run.config.sampling.max_new_tokens,
             seed=run.config.seed,
+            prompt_format=run.prompt_format,
         )
 
 
 def run_eval_on(
-    result: TrainResult, config: BaseConfig, items: Sequence[Item], reward_fn: RewardFn
+    result: TrainResult,
+    config: BaseConfig,
+    items: Sequence[Item],
+    reward_fn: RewardFn,
+    prompt_format: PromptFormat = RAW_FORMAT,
 ) -> EvalResult:
     """Evaluate a finished run's model the way `eval_every` does during training."""
     return evaluate(
@@ -218,4 +226,5 @@ def run_eval_on(
         temperature=config.eval_temperature,
         max_new_tokens=config.sampling.max_new_tokens,
         seed=config.seed,
+        prompt_format=prompt_format,
     )

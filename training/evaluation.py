@@ -18,6 +18,7 @@ from training.config import SamplingConfig
 from training.generation import Generator, HFGenerator
 from training.interfaces import Item, RewardFn, RewardResult
 from training.metrics import success_breakdown
+from training.prompting import RAW_FORMAT, PromptFormat, answers_only
 from training.verification import Verification, start_verification
 
 EVAL_PROMPTS_PER_BATCH = 64
@@ -49,10 +50,13 @@ def evaluate(
     max_new_tokens: int = 16,
     batch_size: int = 256,
     seed: int = 0,
+    prompt_format: PromptFormat = RAW_FORMAT,
 ) -> EvalResult:
-    """One completion per item. Sampling uses its own seeded RNG (forked), so evaluating in
-    the middle of training neither perturbs the run nor varies between calls."""
-    generator = HFGenerator(model, tokenizer)
+    """One completion per item, prompted and judged as `prompt_format` says. Sampling uses
+    its own seeded RNG (forked), so evaluating in the middle of training neither perturbs
+    the run nor varies between calls."""
+    generator = HFGenerator(model, tokenizer, prompt_format)
+    judge = answers_only(reward_fn, prompt_format)
     sampling = SamplingConfig(max_new_tokens=max_new_tokens, temperature=temperature)
     results = []
     device = next(model.parameters()).device
@@ -62,7 +66,7 @@ def evaluate(
         for start in range(0, len(items), batch_size):
             chunk = items[start : start + batch_size]
             out = generator.generate([it.prompt for it in chunk], sampling)
-            results += reward_fn(chunk, out.texts)
+            results += judge(chunk, out.texts)
     breakdown = success_breakdown(items, results)
     errors = Counter(r.error_type for r in results if r.error_type)
     return EvalResult(breakdown.pop(metric.SUCCESS), breakdown, dict(errors), len(items))
@@ -78,6 +82,7 @@ def judged_batches(
     prompts_per_batch: int,
     seed_of: Callable[[int], int],
     workers: int = 4,
+    prompt_format: PromptFormat = RAW_FORMAT,
 ) -> Iterator[tuple[Sequence[Item], list[RewardResult]]]:
     """Per batch of `prompts_per_batch` items, in order: the batch and its k * len(batch)
     results, rows i*k .. i*k+k-1 for item i.
@@ -85,14 +90,16 @@ def judged_batches(
     The generator is seeded with `seed_of(start)` (start: the batch's first index) before each
     batch, so a batch samples the same whatever ran before it. A batch is yielded once the next
     one has generated: its verification (on `workers` threads, mostly waiting on a sandbox or a
-    judge) overlaps that generation instead of following it."""
+    judge) overlaps that generation instead of following it. `prompt_format` is the one the
+    generator encodes with: the verifier reads each completion's answer after its reasoning."""
+    judge = answers_only(reward_fn, prompt_format)
     pending: tuple[Sequence[Item], Verification] | None = None
     for start in range(0, len(items), prompts_per_batch):
         chunk = items[start : start + prompts_per_batch]
         torch.manual_seed(seed_of(start))
         rollout = generator.generate([it.prompt for it in chunk], sampling, n=k)
         rows = [item for item in chunk for _ in range(k)]
-        verification = start_verification(reward_fn, rows, rollout.texts, workers)
+        verification = start_verification(judge, rows, rollout.texts, workers)
         if pending is not None:
             yield pending[0], pending[1].result()
         pending = (chunk, verification)

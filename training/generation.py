@@ -8,6 +8,7 @@ through `sync_weights`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
@@ -15,7 +16,13 @@ import torch
 from transformers import GenerationMixin, PreTrainedModel, PreTrainedTokenizerBase
 
 from training.config import SamplingConfig
-from training.prompting import ADD_SPECIAL_TOKENS
+from training.prompting import (
+    RAW_FORMAT,
+    PromptFormat,
+    encode_batch,
+    split_reasoning,
+    stop_token_ids,
+)
 
 
 @dataclass
@@ -23,13 +30,15 @@ class Rollout:
     prompt_ids: torch.Tensor  # (B, P) left-padded
     prompt_mask: torch.Tensor  # (B, P) 1 on real prompt tokens
     completion_ids: torch.Tensor  # (B, C) right-padded
-    completion_mask: torch.Tensor  # (B, C) 1 up to and including the first EOS
+    completion_mask: torch.Tensor  # (B, C) 1 up to and including the first stop token
     texts: list[str]  # decoded completions, special tokens removed
-    truncated: torch.Tensor  # (B,) bool: no EOS within max_new_tokens
+    truncated: torch.Tensor  # (B,) bool: no stop token within max_new_tokens
     logprobs: torch.Tensor | None = None
     """(B, C) log-probability of each completion token under the sampling backend's forward
     pass (at the sampling temperature, before top-k / top-p), 0 where masked; None when the
     backend does not report them."""
+    reasoning_lengths: torch.Tensor | None = None
+    """(B,) tokens of each completion's reasoning section, in chat format; None in raw."""
 
     @property
     def input_ids(self) -> torch.Tensor:
@@ -53,6 +62,7 @@ class Rollout:
             texts,
             self.truncated[index],
             None if self.logprobs is None else self.logprobs[index],
+            None if self.reasoning_lengths is None else self.reasoning_lengths[index],
         )
 
 
@@ -67,9 +77,15 @@ class Generator(Protocol):
 class HFGenerator:
     """Batched `model.generate` (sampling, KV cache, left padding)."""
 
-    def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> None:
+    def __init__(
+        self,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
+        prompt_format: PromptFormat = RAW_FORMAT,
+    ) -> None:
         self.model = model  # the unwrapped module (or the FSDP-wrapped one, which gathers itself)
         self.tokenizer = tokenizer
+        self.prompt_format = prompt_format
 
     def sync_weights(self) -> None:
         pass  # generation runs on the trained module itself
@@ -77,9 +93,8 @@ class HFGenerator:
     @torch.no_grad()
     def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
         device = next(self.model.parameters()).device
-        enc = self.tokenizer(
-            prompts, return_tensors="pt", padding=True, add_special_tokens=ADD_SPECIAL_TOKENS
-        )
+        enc = encode_batch(self.tokenizer, prompts, self.prompt_format)
+        stops = generator_stops(self.model, self.tokenizer, self.prompt_format)
         prompt_ids = enc["input_ids"].repeat_interleave(n, dim=0).to(device)
         prompt_mask = enc["attention_mask"].repeat_interleave(n, dim=0).to(device)
         was_training = self.model.training
@@ -90,7 +105,7 @@ class HFGenerator:
             attention_mask=prompt_mask,
             **generate_kwargs(sampling),
             pad_token_id=self.tokenizer.pad_token_id,
-            eos_token_id=self.tokenizer.eos_token_id,
+            eos_token_id=stops,
             use_cache=True,
             return_dict_in_generate=True,
             output_logits=True,  # raw logits, one (B, V) per step: the sampled tokens' log-probs
@@ -98,7 +113,22 @@ class HFGenerator:
         self.model.train(was_training)
         completion_ids = out.sequences[:, prompt_ids.shape[1] :]
         logprobs = sampled_logprobs(out.logits, completion_ids, sampling.temperature)
-        return finish_rollout(prompt_ids, prompt_mask, completion_ids, self.tokenizer, logprobs)
+        return finish_rollout(
+            prompt_ids,
+            prompt_mask,
+            completion_ids,
+            self.tokenizer,
+            logprobs,
+            stops=stops,
+            prompt_format=self.prompt_format,
+        )
+
+
+def generator_stops(
+    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, fmt: PromptFormat
+) -> list[int]:
+    """The stop tokens of `model` in format `fmt` (see `training.prompting.stop_token_ids`)."""
+    return stop_token_ids(tokenizer, fmt, getattr(model, "generation_config", None))
 
 
 def sampled_logprobs(
@@ -135,9 +165,14 @@ def finish_rollout(
     completion_ids: torch.Tensor,
     tokenizer: PreTrainedTokenizerBase,
     logprobs: torch.Tensor | None = None,
+    *,
+    stops: Sequence[int] | None = None,
+    prompt_format: PromptFormat = RAW_FORMAT,
 ) -> Rollout:
-    """Mask everything after the first EOS (ids and `logprobs`, both (B, C)), and decode."""
-    is_eos = completion_ids == tokenizer.eos_token_id
+    """Mask everything after the first stop token (`stops`, by default the tokenizer's EOS)
+    in the ids and `logprobs`, both (B, C), decode, and count reasoning tokens in chat."""
+    stop_ids = [tokenizer.eos_token_id] if stops is None else list(stops)
+    is_eos = torch.isin(completion_ids, torch.tensor(stop_ids, device=completion_ids.device))
     has_eos = is_eos.any(dim=1)
     first_eos = torch.where(has_eos, is_eos.int().argmax(dim=1), completion_ids.shape[1])
     positions = torch.arange(completion_ids.shape[1], device=completion_ids.device)
@@ -146,6 +181,26 @@ def finish_rollout(
     texts = tokenizer.batch_decode(completion_ids, skip_special_tokens=True)
     if logprobs is not None:
         logprobs = logprobs * completion_mask
-    return Rollout(
-        prompt_ids, prompt_mask, completion_ids, completion_mask, texts, ~has_eos, logprobs
+    reasoning = (
+        reasoning_lengths(tokenizer, texts, prompt_format) if prompt_format.is_chat else None
     )
+    return Rollout(
+        prompt_ids,
+        prompt_mask,
+        completion_ids,
+        completion_mask,
+        texts,
+        ~has_eos,
+        logprobs,
+        reasoning,
+    )
+
+
+def reasoning_lengths(
+    tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], fmt: PromptFormat
+) -> torch.Tensor:
+    """(B,) tokens of each completion's reasoning section (0 where it has none), counted by
+    tokenizing the section's text again."""
+    sections = [split_reasoning(text, fmt)[0] for text in texts]
+    ids = tokenizer(sections, add_special_tokens=False)["input_ids"] if sections else []
+    return torch.tensor([len(row) for row in ids], dtype=torch.long)

@@ -182,4 +182,12 @@ def completion_metrics(rollout: Rollout) -> dict[str, float]:
         metric.COMPLETIONS_MAX_LENGTH: lengths.max().item(),
         metric.COMPLETIONS_MIN_LENGTH: lengths.min().item(),
         metric.COMPLETIONS_CLIPPED_RATIO: rollout.truncated.float().mean().item(),
+        **reasoning_metrics(rollout),
     }
+
+
+def reasoning_metrics(rollout: Rollout) -> dict[str, float]:
+    """Mean tokens of the completions' reasoning sections, in chat format (none in raw)."""
+    if rollout.reasoning_lengths is None:
+        return {}
+    return {metric.COMPLETIONS_REASONING_TOKENS: rollout.reasoning_lengths.float().mean().item()}

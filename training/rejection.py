@@ -24,7 +24,9 @@ def train_step(run: Run) -> dict[str, float]:
     metrics = {**batch.metrics, metric.REJECTION_KEPT_FRAC: len(kept_answers) / len(batch.items)}
     if not kept_answers:
         return metrics
-    sft_batch = teacher_rollout(run.tokenizer, kept_prompts, kept_answers, run.accelerator.device)
+    sft_batch = teacher_rollout(
+        run.tokenizer, kept_prompts, kept_answers, run.accelerator.device, run.prompt_format
+    )
     sft_metrics = sft_on(run, sft_batch)
     for key in (metric.COMPLETION_TOKENS, metric.COMPLETIONS):
         sft_metrics.pop(key)

@@ -12,6 +12,7 @@ from training import metric_catalogue as metric
 from training.generation import Rollout
 from training.losses import masked_sum, token_logprobs
 from training.metrics import MetricLists
+from training.prompting import RAW_FORMAT, PromptFormat, encode_batch, end_of_turn_ids
 from training.step import Run, completion_logits, micro_batches, sample_items, update
 
 
@@ -21,7 +22,11 @@ def train_step(run: Run) -> dict[str, float]:
     if len(answers) != len(items):
         raise ValueError("SFT needs items with an `answer` (reference completion)")
     batch = teacher_rollout(
-        run.tokenizer, [it.prompt for it in items], answers, run.accelerator.device
+        run.tokenizer,
+        [it.prompt for it in items],
+        answers,
+        run.accelerator.device,
+        run.prompt_format,
     )
     return sft_on(run, batch)
 
@@ -55,13 +60,15 @@ def teacher_rollout(
     prompts: Sequence[str],
     answers: Sequence[str],
     device: torch.device,
+    prompt_format: PromptFormat = RAW_FORMAT,
 ) -> Rollout:
-    """Prompts left-padded and answers + EOS right-padded, shaped like a sampled rollout."""
-    enc = tokenizer(list(prompts), return_tensors="pt", padding=True, add_special_tokens=False)
-    targets = [
-        tokenizer(a, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        for a in answers
-    ]
+    """Prompts left-padded (encoded as `prompt_format` says) and answers right-padded, each
+    ended by EOS, or in chat format by the template's end-of-turn token: shaped like a
+    sampled rollout."""
+    enc = encode_batch(tokenizer, prompts, prompt_format)
+    end = end_of_turn_ids(tokenizer)[:1] if prompt_format.is_chat else []
+    stop = end or [tokenizer.eos_token_id]
+    targets = [tokenizer(a, add_special_tokens=False)["input_ids"] + stop for a in answers]
     width = max(len(t) for t in targets)
     ids = torch.full((len(targets), width), tokenizer.pad_token_id, dtype=torch.long)
     mask = torch.zeros((len(targets), width), dtype=torch.long)

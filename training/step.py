@@ -27,6 +27,7 @@ from training.lora import adapter_off, apply_lora
 from training.losses import normalize_and_clip, token_logprobs
 from training.metrics import MetricLists, Timer, completion_metrics, reward_metrics
 from training.models import ValueHead
+from training.prompting import RAW_FORMAT, PromptFormat, answers_only, check_format
 from training.verification import verify
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ class Run:
     """This step's verified rollout, kept until the driver has reported its completions."""
     pending: Pending | None = None
     """With `async_verification`: the next step's rollout, generated and being verified."""
+    prompt_format: PromptFormat = RAW_FORMAT
+    """How prompts become model input and where a completion's answer starts."""
 
     @property
     def policy(self) -> PreTrainedModel:
@@ -120,7 +123,11 @@ def build_run(
     tokenizer: PreTrainedTokenizerBase,
     sampler: TaskSampler,
     reward_fn: RewardFn,
+    prompt_format: PromptFormat = RAW_FORMAT,
 ) -> Run:
+    """The run's pieces; rollouts use `prompt_format`, whose reward function judges the
+    answers with their reasoning sections left out."""
+    check_format(tokenizer, prompt_format)
     accelerator = make_accelerator(config)
     lora = config.model.lora
     if lora.enabled:
@@ -158,9 +165,9 @@ def build_run(
     # An FSDP module gathers its shards inside `generate`; the decode loop calls the
     # unwrapped module, which only holds this rank's shard there.
     generator = (
-        HFGenerator(model, tokenizer)
+        HFGenerator(model, tokenizer, prompt_format)
         if is_fsdp
-        else make_generator(config.sampling, unwrapped, tokenizer)
+        else make_generator(config.sampling, unwrapped, tokenizer, prompt_format)
     )
     return Run(
         config,
@@ -170,10 +177,11 @@ def build_run(
         optimizer,
         scheduler,
         sampler,
-        reward_fn,
+        answers_only(reward_fn, prompt_format),
         generator,
         ref_model,
         value_head,
+        prompt_format=prompt_format,
     )
 
 
