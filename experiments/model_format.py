@@ -1,14 +1,14 @@
 """A model's prompt format, and what differs when a request or a deployment formats otherwise.
 
 A model version carries the format it was trained with: how a prompt becomes tokens (chat
-template, special tokens; ``training.prompting``) and, per task family, the prompt template
+template, special tokens, in chat format the system prompt and the reasoning tags that set
+the answer apart; ``training.prompting``) and, per task family, the prompt template
 its tasks were written with and the extractor its verifier took the answer with. Serving a
 model with another template, inside a chat template it never saw, or reading its answer with
 another extractor silently costs accuracy; ``differences`` says in words what drifted.
 
 Pure: no Django. A served format is a mapping whose keys that are present are compared
-(``family``, ``prompt_template``, ``chat_template``, ``add_special_tokens``, ``extract``);
-a key left out is not stated, so not compared.
+(``SERVED_KEYS``); a key left out is not stated, so not compared.
 """
 
 from __future__ import annotations
@@ -17,7 +17,15 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-SERVED_KEYS = ("family", "prompt_template", "chat_template", "add_special_tokens", "extract")
+SERVED_KEYS = (
+    "family",
+    "prompt_template",
+    "chat_template",
+    "add_special_tokens",
+    "extract",
+    "system_prompt",
+    "reasoning_tags",
+)
 """What a request or a deployment may state about its format."""
 QUOTE_CHARS = 60
 """How much of a template a difference quotes, either side of where the two part."""
@@ -42,14 +50,34 @@ class ModelFormat:
     """The chat template around each prompt; None: the raw prompt."""
     add_special_tokens: bool
     families: tuple[FamilyFormat, ...] = field(default_factory=tuple)
+    system_prompt: str | None = None
+    """Chat format: the system turn before each prompt; None: none."""
+    reasoning_tags: tuple[str, str] | None = None
+    """Chat format: the tags around the reasoning the answer was read after; None: a raw
+    format, whose whole completion is the answer."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"families": [asdict(f) for f in self.families]}
+        """Plain data; the chat-only keys only when set, so a raw format's dict is the one
+        versions recorded before they existed."""
+        data = asdict(self) | {"families": [asdict(f) for f in self.families]}
+        for key in ("system_prompt", "reasoning_tags"):
+            if data[key] is None:
+                del data[key]
+        if self.reasoning_tags is not None:
+            data["reasoning_tags"] = list(self.reasoning_tags)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ModelFormat:
         families = tuple(FamilyFormat(**entry) for entry in data.get("families") or ())
-        return cls(data.get("chat_template"), bool(data.get("add_special_tokens")), families)
+        tags = data.get("reasoning_tags")
+        return cls(
+            data.get("chat_template"),
+            bool(data.get("add_special_tokens")),
+            families,
+            data.get("system_prompt"),
+            None if tags is None else (str(tags[0]), str(tags[1])),
+        )
 
 
 def differences(trained: ModelFormat, served: Mapping[str, Any]) -> list[str]:
@@ -91,7 +119,25 @@ def _encoding_differences(trained: ModelFormat, served: Mapping[str, Any]) -> li
             f"special tokens differ: trained {trained_with} the tokenizer's special tokens, "
             f"served {served_with} them"
         )
+    if "system_prompt" in served and (served["system_prompt"] or None) != trained.system_prompt:
+        found.append(
+            "system prompt differs: "
+            + _texts_differ(trained.system_prompt, served["system_prompt"], "no system prompt")
+        )
+    if "reasoning_tags" in served and _tags(served["reasoning_tags"]) != trained.reasoning_tags:
+        found.append(
+            f"reasoning tags differ: trained {_shown_tags(trained.reasoning_tags)}, "
+            f"served {_shown_tags(_tags(served['reasoning_tags']))}"
+        )
     return found
+
+
+def _tags(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)
+
+
+def _shown_tags(tags: tuple[str, ...] | None) -> str:
+    return "without a reasoning section" if tags is None else f"with {' '.join(tags)}"
 
 
 def _family_of(trained: ModelFormat, name: Any) -> tuple[FamilyFormat | None, str | None]:
@@ -118,12 +164,17 @@ def _chat(template: Any) -> str:
     )
 
 
-def _texts_differ(trained: str | None, served: Any) -> str:
-    """Where two templates part, quoted around that place."""
+def _texts_differ(trained: str | None, served: Any, absent: str = "the prompt as written") -> str:
+    """Where two templates part, quoted around that place (`absent`: what None stands for)."""
     if trained is None:
-        return f"trained on the dataset's prompts as written, served with {_quote(served)}"
-    if served is None:
-        return f"trained with {_quote(trained)}, served with the prompt as written"
+        where = (
+            "on the dataset's prompts as written"
+            if absent == "the prompt as written"
+            else f"with {absent}"
+        )
+        return f"trained {where}, served with {_quote(served)}"
+    if not served:
+        return f"trained with {_quote(trained)}, served with {absent}"
     served = str(served)
     if trained.split() == served.split():
         return (

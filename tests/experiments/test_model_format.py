@@ -116,3 +116,44 @@ def test_a_format_round_trips_through_plain_data():
                                    "extract": "full_text", "pool_version": 3,
                                    "verifier_version": 4}  # fmt: skip
     assert ModelFormat.from_dict(data) == both
+
+
+CHAT = ModelFormat(
+    "chatml",
+    False,
+    (SORT,),
+    system_prompt="Sort the digits.",
+    reasoning_tags=("<think>", "</think>"),
+)
+
+
+def test_a_raw_format_round_trips_as_versions_recorded_it():
+    recorded = {"chat_template": None, "add_special_tokens": False, "families": []}
+    assert ModelFormat.from_dict(recorded).to_dict() == recorded
+
+
+def test_a_chat_format_round_trips_with_its_system_prompt_and_tags():
+    data = CHAT.to_dict()
+    assert data["system_prompt"] == "Sort the digits."
+    assert data["reasoning_tags"] == ["<think>", "</think>"]
+    assert ModelFormat.from_dict(data) == CHAT
+
+
+def test_it_names_another_system_prompt_or_none():
+    assert differences(CHAT, {"system_prompt": "Sort the digits."}) == []
+    assert differences(CHAT, {"system_prompt": None}) == [
+        "system prompt differs: trained with 'Sort the digits.', served with no system prompt"
+    ]
+    assert differences(TRAINED, {"system_prompt": "Be brief."}) == [
+        "system prompt differs: trained with no system prompt, served with 'Be brief.'"
+    ]
+
+
+def test_it_names_other_reasoning_tags():
+    assert differences(CHAT, {"reasoning_tags": ["<think>", "</think>"]}) == []
+    assert differences(CHAT, {"reasoning_tags": ["<r>", "</r>"]}) == [
+        "reasoning tags differ: trained with <think> </think>, served with <r> </r>"
+    ]
+    assert differences(TRAINED, {"reasoning_tags": ["<think>", "</think>"]}) == [
+        "reasoning tags differ: trained without a reasoning section, served with <think> </think>"
+    ]
