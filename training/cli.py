@@ -8,6 +8,9 @@ naming the built-in task the CLI trains on; the platform drives `train` with its
     model: {path: var/models/base}     # omit `path` to build the tiny model
     sampling: {max_new_tokens: 12, temperature: 1.0}
     task: {name: sort_digits, min_len: 2, max_len: 6, held_out: 256, held_out_max_len: 8}
+
+`task.prompt_format` (`{kind: chat, system_prompt: ...}`; `training.prompting.PromptFormat`)
+puts the task's prompts through the model's chat template; raw text by default.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from training import digits
 from training.config import load_config
 from training.demo import DemoSettings, run_seeds
 from training.engine import run_eval_on, train
+from training.field_spec import load
 from training.interfaces import DirectoryStore, JsonlSink
+from training.prompting import PromptFormat
 
 TASKS = {"sort_digits"}
 
@@ -61,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_file(path: Path, out: Path) -> int:
     config, task = load_config(path)
     sampler, held_out = build_task(task, config.seed)
+    prompt_format = load(PromptFormat, task.get("prompt_format") or {}, "task.prompt_format")
     result = train(
         config,
         sampler=sampler,
@@ -70,8 +76,9 @@ def run_file(path: Path, out: Path) -> int:
         eval_items=held_out,
         corpus=digits.corpus(seed=config.seed),
         progress_bar=True,
+        prompt_format=prompt_format,
     )
-    final = run_eval_on(result, config, held_out, digits.reward_fn)
+    final = run_eval_on(result, config, held_out, digits.reward_fn, prompt_format)
     print(json.dumps({"steps": result.steps, "held_out_success": round(final.success, 4)}))
     return 0
 
