@@ -7,7 +7,9 @@ before any of them loads a model. The estimate follows what the engine holds (se
 - model states, for the whole run: fp32 weights (the engine loads every model in float32),
   their gradients and AdamW's two moments, 16 bytes per parameter (Rajbhandari et al. 2020,
   ZeRO, section 3.1), divided over the processes when FSDP or DeepSpeed shard them; plus a
-  frozen fp32 reference copy when a KL term needs one, and PPO's value head;
+  frozen fp32 reference copy when a KL term needs one, and PPO's value head; with LoRA, the
+  frozen fp32 weights alone, the 16 bytes only for the adapters, and no reference copy (the
+  reference is the same weights with the adapters off);
 - generation: the static KV cache of every completion the process samples at once
   (rows x (prompt + max_new_tokens) x layers x 2 x kv width, fp32) and the decode step's
   logits; the `hf` backend also keeps every step's logits until the end;
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from training.config import BaseConfig, RLConfig
+from training.lora import LLAMA_STYLE
 
 FP32_BYTES = 4
 STATE_BYTES_PER_PARAMETER = 16
@@ -154,12 +157,26 @@ def _resident(
     config: BaseConfig, shape: ModelShape, processes: int, strategy: str
 ) -> tuple[Part, ...]:
     shards = processes if strategy in SHARDED_STRATEGIES else 1
-    trained = shape.parameters + (shape.hidden + 1 if config.algorithm == "ppo" else 0)
+    value_head = shape.hidden + 1 if config.algorithm == "ppo" else 0
+    lora = config.model.lora
+    if lora.enabled:
+        adapters = lora_parameters(shape, lora.rank, len(lora.target_modules or LLAMA_STYLE))
+        states = shape.parameters * FP32_BYTES
+        states += (adapters + value_head) * STATE_BYTES_PER_PARAMETER
+        return (Part("model states", states // shards, "model"),)
+    trained = shape.parameters + value_head
     parts = [Part("model states", trained * STATE_BYTES_PER_PARAMETER // shards, "model")]
     if isinstance(config, RLConfig) and config.uses_reference:
         reference = shape.parameters * FP32_BYTES // shards
         parts.append(Part("reference copy", reference, "hyperparameters.kl_estimator"))
     return tuple(parts)
+
+
+def lora_parameters(shape: ModelShape, rank: int, targets: int) -> int:
+    """A floor on the adapters' parameters: per layer and adapted matrix, rank x (its input +
+    output width), each of which is at least hidden + kv width for every projection the
+    defaults adapt (q, k, v, o and the MLP's; fused or not)."""
+    return shape.layers * targets * rank * (shape.hidden + shape.kv_dim)
 
 
 def _generation(config: BaseConfig, shape: ModelShape, rows: int, seq: int) -> tuple[Part, ...]:
@@ -188,11 +205,14 @@ def _flops(config: BaseConfig, shape: ModelShape, group: int, prompt_tokens: int
     new = config.sampling.max_new_tokens
     sequences = prompts * group
     trained_tokens = sequences * (prompt_tokens + new)
+    # Forward 2 and backward 4 per parameter per token; frozen weights (LoRA) need no weight
+    # gradient, so their backward is the input gradient's 2 alone.
+    per_token = 4.0 if config.model.lora.enabled else 6.0
     if not isinstance(config, RLConfig):
-        return 6.0 * params * trained_tokens
+        return per_token * params * trained_tokens
     generate = 2.0 * params * (prompts * prompt_tokens + sequences * new)
     scoring = 2.0 * params * trained_tokens * (2 if config.uses_reference else 1)
-    return generate + scoring + 6.0 * params * trained_tokens * config.num_epochs
+    return generate + scoring + per_token * params * trained_tokens * config.num_epochs
 
 
 def _batch_field(config: BaseConfig) -> str:

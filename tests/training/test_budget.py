@@ -78,9 +78,7 @@ def test_it_grows_with_the_batch_and_blames_the_field_pushed_furthest(bigger, fi
 
 def test_it_keeps_one_layer_of_activations_under_gradient_checkpointing():
     plain = grpo(prompts_per_step=64, micro_batch_size=64)
-    checkpointed = config_from_dict(
-        {**plain.to_dict(), "model": {"gradient_checkpointing": True}}
-    )
+    checkpointed = config_from_dict({**plain.to_dict(), "model": {"gradient_checkpointing": True}})
     full = parts(estimate_step(plain, QWEN_05B))["activations"]
     assert parts(estimate_step(checkpointed, QWEN_05B))["activations"] < full / 4
 
@@ -102,3 +100,15 @@ def test_it_splits_the_prompts_between_processes():
     four = estimate_step(config, QWEN_05B, processes=4)
     assert parts(four)["generation cache"] * 4 == parts(one)["generation cache"]
     assert four.flops == one.flops  # the step's work, whoever does it
+
+
+def test_lora_holds_frozen_weights_and_the_adapters_states_without_a_reference_copy():
+    lora = {"path": "qwen", "lora": {"rank": 16}}
+    estimate = estimate_step(grpo(kl_estimator="k3", kl_coef=0.04, model=lora), QWEN_05B)
+    adapters = 24 * 7 * 16 * (896 + 128)
+    expected = QWEN_05B.parameters * FP32_BYTES + adapters * STATE_BYTES_PER_PARAMETER
+    assert parts(estimate)["model states"] == expected
+    assert "reference copy" not in parts(estimate)
+    full = estimate_step(grpo(kl_estimator="k3", kl_coef=0.04), QWEN_05B)
+    assert full.peak_bytes - estimate.peak_bytes > 2 * QWEN_05B.parameters * FP32_BYTES
+    assert estimate.flops < full.flops  # no weight gradients for the frozen base
