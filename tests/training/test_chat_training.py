@@ -13,13 +13,14 @@ import torch
 from training import digits
 from training import metric_catalogue as metric
 from training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig
-from training.decode import DecodeGenerator
+from training.decode import DecodeGenerator, make_generator
 from training.engine import train
 from training.evaluation import evaluate
-from training.generation import HFGenerator
+from training.generation import HFGenerator, generator_stops
 from training.interfaces import MemorySink, RewardResult
 from training.models import load_model, save_model
-from training.prompting import PromptFormat, render, split_reasoning
+from training.prompting import RAW_FORMAT, PromptFormat, render, split_reasoning
+from training.serving import BatchingServer, Pending
 
 CHAT = PromptFormat(kind="chat", system_prompt="Sort the digits.")
 GREEDY = SamplingConfig(max_new_tokens=24, temperature=0)
@@ -65,9 +66,7 @@ def chat_sft_dir(tiny_build, tmp_path_factory):
 
 @pytest.mark.parametrize("arch", ["qwen2", "llama"])
 @pytest.mark.parametrize("generator", [DecodeGenerator, HFGenerator])
-def test_prompts_carry_the_template_and_completions_stop_at_im_end(
-    chat_sft_dir, arch, generator
-):
+def test_prompts_carry_the_template_and_completions_stop_at_im_end(chat_sft_dir, arch, generator):
     model, tokenizer = load_model(ModelConfig(path=str(chat_sft_dir(arch))))
     im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
     # Only the tokenizer's EOS in the generation config: the template's end of turn must
@@ -191,3 +190,23 @@ def test_a_chat_run_on_a_model_without_a_template_fails_naming_the_field(untrain
             tokenizer=tokenizer,
             prompt_format=CHAT,
         )
+
+
+def test_the_serving_path_stops_where_training_does(chat_sft_dir):
+    model, tokenizer = load_model(ModelConfig(path=str(chat_sft_dir("qwen2"))))
+    im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    # a replica loads the directory and builds its generator the same way, raw by default:
+    # the generation config's end of turn stops it too
+    assert im_end in generator_stops(model, tokenizer, RAW_FORMAT)
+    generator = make_generator(SamplingConfig(), model, tokenizer, CHAT)
+    expected = generator.generate(PROMPTS[:1], GREEDY)
+    server = BatchingServer(generator, max_batch=1)
+    server.start()
+    try:
+        pending = server.submit(Pending(PROMPTS[0], GREEDY.max_new_tokens, 0.0))
+        assert pending.done.wait(60)
+    finally:
+        server.stop()
+    assert pending.error is None and not pending.truncated
+    assert pending.completion == expected.texts[0]
+    assert pending.output_tokens == int(expected.lengths[0])
