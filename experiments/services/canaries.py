@@ -34,7 +34,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from crucible.accounts.services import record
-from tasks_app.services.errors import field_errors
+from crucible.api.field_errors import field_errors
 
 from .. import canary_analysis
 from ..models import (

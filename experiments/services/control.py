@@ -26,9 +26,9 @@ from django.utils import timezone
 
 from crucible import jobs
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from tasks_app import curriculum as policy
 from tasks_app.services import pinning
-from tasks_app.services.errors import field_errors
 
 from .. import config as cfg
 from ..jobs import RUN_TRAINING

@@ -31,9 +31,9 @@ from django.utils import timezone
 from crucible import jobs
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from crucible.realtime.publish import publish_to_team
 from tasks_app.services import held_out, pinning
-from tasks_app.services.errors import field_errors
 from training.config import ModelConfig, SamplingConfig
 from training.decode import make_generator
 from training.evaluation import EVAL_PROMPTS_PER_BATCH, EVAL_VERIFICATION_WORKERS, judged_batches

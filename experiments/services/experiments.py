@@ -19,8 +19,8 @@ from rest_framework.exceptions import ValidationError
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.api.errors import flatten
+from crucible.api.field_errors import field_errors
 from tasks_app.services import pinning
-from tasks_app.services.errors import field_errors
 
 from .. import config as cfg
 from ..models import Experiment, PreflightReport

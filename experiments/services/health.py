@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
-from tasks_app.services.errors import field_errors
+from crucible.api.field_errors import field_errors
 
 from .. import config as cfg
 from .. import health

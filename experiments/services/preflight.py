@@ -30,10 +30,10 @@ from django.utils import timezone
 from crucible import jobs
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from crucible.realtime.publish import publish_to_team
 from tasks_app.families.base import Task
 from tasks_app.services import pinning
-from tasks_app.services.errors import field_errors
 from training.config import RLConfig
 from training.decode import make_generator
 from training.interfaces import Item, RewardFn

@@ -28,9 +28,9 @@ from rest_framework.exceptions import ValidationError
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors, unique_conflicts_refused
 from crucible.realtime.publish import publish_to_team
 from tasks_app.services import pinning
-from tasks_app.services.errors import field_errors, unique_conflicts_refused
 from training.prompting import prompt_encoding
 
 from .. import catalogue

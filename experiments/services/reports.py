@@ -25,8 +25,8 @@ from rest_framework.exceptions import ValidationError
 
 from crucible.accounts.models import Membership, Team
 from crucible.accounts.services import membership_of, record
+from crucible.api.field_errors import field_errors
 from crucible.realtime.publish import publish_to_team
-from tasks_app.services.errors import field_errors
 
 from .. import health, stats
 from ..models import (

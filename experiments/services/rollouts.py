@@ -18,8 +18,8 @@ from functools import reduce
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q, QuerySet
 
+from crucible.api.field_errors import field_errors
 from tasks_app.services import example_proposals, pinning
-from tasks_app.services.errors import field_errors
 
 from ..models import Rollout, Run
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from crucible import jobs
 from crucible.accounts.services import record
-from tasks_app.services.errors import field_errors
+from crucible.api.field_errors import field_errors
 
 from .. import config as cfg
 from ..jobs import RUN_TRAINING

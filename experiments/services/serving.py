@@ -39,7 +39,7 @@ from typing import Any
 
 from django.conf import settings
 
-from tasks_app.services.errors import field_errors
+from crucible.api.field_errors import field_errors
 from training.serving import SIGNATURE_HEADER, sign
 
 from .. import keepalive

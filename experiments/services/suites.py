@@ -25,8 +25,8 @@ from rest_framework.exceptions import ValidationError
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors, unique_conflicts_refused
 from crucible.realtime.publish import publish_to_team
-from tasks_app.services.errors import field_errors, unique_conflicts_refused
 
 from .. import config as cfg
 from ..models import EvaluationJob, EvaluationSuite, Experiment, Run

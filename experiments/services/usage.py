@@ -26,7 +26,7 @@ from django.utils import timezone
 from rest_framework.exceptions import APIException
 
 from crucible.accounts.models import Team
-from tasks_app.services.errors import field_errors
+from crucible.api.field_errors import field_errors
 from training import metric_catalogue as metric
 from training.interfaces import Completion
 

@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from crucible.accounts.models import Team
+from crucible.api.field_errors import slug_conflicts_refused, slug_taken, slug_taken_message
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
-from tasks_app.services.errors import slug_conflicts_refused, slug_taken, slug_taken_message
 
 
 class TeamSlugField(serializers.SlugRelatedField):

@@ -21,11 +21,11 @@ from rest_framework.exceptions import ValidationError
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from tasks_app import curriculum as policy
 from tasks_app.models import Curriculum, PoolVersion
 
 from . import curriculum_config
-from .errors import field_errors
 
 MAX_PREVIEW_STEPS = 2_000
 # A preview runs in the web process, so its work is bounded: simulated attempts (steps x batch)

@@ -21,10 +21,10 @@ from django.utils import timezone
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from tasks_app.models import ExampleProposal, LabelledExample, VerifierVersion
 
 from . import verifiers
-from .errors import field_errors
 
 Status = ExampleProposal.Status
 

@@ -27,11 +27,10 @@ from rest_framework import exceptions, status
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from tasks_app.families import common as kinds_common
 from tasks_app.families.registry import UnknownKind, load_kind
 from tasks_app.models import Curriculum, PoolVersion, TaskFamily
-
-from .errors import field_errors
 
 EDITABLE = ("name", "slug", "description", "params", "prompt_template", "held_out_fraction")
 NAME_CONSTRAINT = "family_name_per_team"

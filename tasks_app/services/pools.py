@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from tasks_app.families.base import Task
 from tasks_app.models import PoolJob, PoolTask, PoolVersion, TaskFamily
 from tasks_app.pools import versions
@@ -23,7 +24,6 @@ from tasks_app.pools.dedup import Deduper, DedupReport
 from tasks_app.pools.importers import Limits
 
 from . import diffs, pool_jobs
-from .errors import field_errors
 from .families import (  # noqa: F401  (create_family: callers make families through either module)
     checked_params,
     create_family,

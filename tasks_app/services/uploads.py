@@ -20,6 +20,7 @@ from django.db.models import F
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
+from crucible.api.field_errors import field_errors
 from tasks_app.families.registry import required_fields
 from tasks_app.models import PoolVersion, TaskFamily
 from tasks_app.pools import versions
@@ -34,7 +35,6 @@ from tasks_app.pools.pipeline import (
 )
 
 from . import families, pools
-from .errors import field_errors
 
 PREVIEW_SAMPLES = 5
 

@@ -10,12 +10,12 @@ from django.db.models import QuerySet
 
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from tasks_app import verifiers as pure
 from tasks_app.families.registry import load_kind
 from tasks_app.models import LabelledExample, PoolTask, Verifier, VerifierVersion
 from tasks_app.verifiers.layers.base import SHARE_TESTS
 
-from .errors import field_errors
 from .pools import extra_kinds
 
 MAX_EXAMPLES = 100

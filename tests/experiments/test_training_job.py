@@ -130,7 +130,7 @@ def test_it_leaves_a_run_another_worker_holds(owner, team, folders):
 
 
 def test_it_words_a_refused_pinned_version_by_its_field():
-    from tasks_app.services.errors import field_errors
+    from crucible.api.field_errors import field_errors
 
     refused = field_errors([("config.families[0].version", "must be the id of a pool version")])
     reason = failures.failure_reason(refused)

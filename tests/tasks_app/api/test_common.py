@@ -1,8 +1,8 @@
 import pytest
 from rest_framework.exceptions import ValidationError
 
+from crucible.api.field_errors import slug_conflicts_refused, unique_conflicts_refused
 from tasks_app.models import Curriculum, TaskFamily, Verifier
-from tasks_app.services.errors import slug_conflicts_refused, unique_conflicts_refused
 
 pytestmark = pytest.mark.django_db
 

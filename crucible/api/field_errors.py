@@ -1,4 +1,5 @@
-"""Turning pure-logic errors, and writes that lose a race for a slug, into field-named API errors."""
+"""Field-named API errors: turning pure-logic errors, and writes that lose a race for a unique
+value (a slug), into the 400 whose errors name their field (the shape: ``crucible.api.errors``)."""
 
 from __future__ import annotations
 
