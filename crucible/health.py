@@ -25,6 +25,9 @@ from django.core.cache import cache
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
+from crucible.celery_app import app
+from tasks_app import sandbox
+
 
 def check_database() -> dict[str, Any]:
     with connection.cursor() as cursor:
@@ -34,8 +37,6 @@ def check_database() -> dict[str, Any]:
 
 
 def check_broker() -> dict[str, Any]:
-    from crucible.celery_app import app
-
     with app.connection_for_write() as conn:
         # No pause between tries: a broker that is down must not hold the check for seconds.
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
@@ -68,14 +69,7 @@ def check_cache() -> dict[str, Any]:
 
 
 def check_sandbox() -> dict[str, Any]:
-    try:
-        from tasks_app import sandbox
-    except ImportError as exc:  # the package is optional on web-only hosts
-        return {"ok": False, "detail": f"sandbox unavailable: {exc}"}
-    capabilities_fn = getattr(sandbox, "capabilities", None)
-    if capabilities_fn is None:
-        return {"ok": False, "detail": "sandbox has no capability report"}
-    caps = capabilities_fn()
+    caps = sandbox.capabilities()
     return {"ok": not caps.get("warnings"), "detail": caps}
 
 

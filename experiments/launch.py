@@ -3,7 +3,7 @@
 The training job (in the worker, holding the run's claim and heartbeat) calls::
 
     state = launch.run_in_processes(run_id, n, "experiments.services.training_job:train_rank",
-                                    strategy="ddp", log=append_log_line)
+                                    gpus=worker_gpus, strategy="ddp", log=append_log_line)
 
 which runs ``accelerate launch ... -m experiments.launch <run_id> <target>``: every one of the
 ``n`` processes sets Django up and calls ``target(run_id)``, the same job on each rank; what
@@ -115,21 +115,18 @@ def run_in_processes(
     processes: int,
     target: str,
     *,
+    gpus: int,
     strategy: str = "ddp",
     mixed_precision: str = "no",
-    gpus: int | None = None,
     log: Callable[[str], None] | None = None,
 ) -> Any:
     """Run ``target(run_id)`` (``"module:function"``) on ``processes`` ranks and wait for them;
     what the main process's call returned.
 
-    ``gpus`` defaults to the worker's CUDA devices; with none, the ranks run on the CPU. Each
-    line the processes print goes to ``log``. Raises ``LaunchFailed`` if they fail.
+    ``gpus`` is the worker's CUDA devices (its report, which asks ``nvidia-smi`` rather than
+    initialise CUDA here); with none, the ranks run on the CPU. Each line the processes print
+    goes to ``log``. Raises ``LaunchFailed`` if they fail.
     """
-    if gpus is None:
-        from experiments.services.workers import devices  # the worker's report, no CUDA init
-
-        gpus = int(devices()["cuda"])
     command = launch_command(
         run_id, processes, target, gpus=gpus, strategy=strategy, mixed_precision=mixed_precision
     )

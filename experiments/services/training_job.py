@@ -101,6 +101,7 @@ def in_processes(run: Run, config: cfg.ExperimentConfig, log: RunLog) -> str | N
         run.pk,
         config.num_processes,
         RANK_TARGET,
+        gpus=workers.devices()["cuda"],
         strategy=config.strategy,
         mixed_precision=config.hyperparameters.get("mixed_precision", "no"),
         log=log.write_line,

@@ -24,7 +24,7 @@ from crucible.api.scoping import TeamScopedMixin, check_role
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer, documented_json
 from tasks_app.families.registry import describe_kinds
 from tasks_app.models import PoolJob, PoolTask, PoolVersion, TaskFamily
-from tasks_app.services import diffs, families, model_choices
+from tasks_app.services import diffs, families, model_choices, pool_jobs
 from tasks_app.services import pools as services
 from tasks_app.services import uploads as upload_services
 
@@ -546,7 +546,7 @@ class PoolVersionViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
         families.ensure_active(version.family)
         body = GradeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        job = services.start_grading(request.user, version, body.validated_data)
+        job = pool_jobs.start_grading(request.user, version, body.validated_data)
         return Response(PoolJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 

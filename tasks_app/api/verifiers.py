@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from crucible.accounts.models import Team
 from crucible.api.scoping import TeamMemberPermission, visible_teams
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer
+from tasks_app import sandbox
 from tasks_app import verifiers as pure
 from tasks_app.families.registry import UnknownKind
 from tasks_app.models import LabelledExample, Verifier, VerifierVersion
@@ -278,6 +279,4 @@ class SandboxView(APIView):
 
     @extend_schema(responses=reports.SandboxStatusSerializer)
     def get(self, request: Request) -> Response:
-        from tasks_app import sandbox
-
         return Response(sandbox.capabilities())

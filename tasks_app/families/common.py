@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 
-from tasks_app.families.base import RowError
+from tasks_app.families.base import RowError, Task
 
 _ANSWER_RE = re.compile(r"answer\s*:\s*(.+)", re.IGNORECASE)
 _FENCE_RE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -177,11 +177,9 @@ def fill(template: str, **values: str) -> str:
 
 def exact_answer_record(
     record: Mapping[str, Any], kind: str, levels: list[int], template: str
-) -> Any:
+) -> Task:
     """A Task from an imported ``prompt`` + ``answer`` row, for exact-match kinds; the prompt
     is the row's question in ``template``, nothing else added."""
-    from tasks_app.families.base import Task
-
     prompt = require_text(record, "prompt")
     answer = optional_text(record, "answer").strip()
     if not answer:

@@ -1,4 +1,5 @@
-"""Background jobs over a pool version (measured difficulty): queueing, claiming, progress.
+"""Background jobs over a pool version (measured difficulty): starting, queueing, claiming,
+progress.
 
 The work itself needs a model and the training engine, which live above this app; the app
 that does it registers a runner per job kind (from its ``AppConfig.ready``), so this app
@@ -13,14 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from crucible.accounts.services import record
 from crucible.realtime.publish import publish_to_team
+from tasks_app import verifiers
 from tasks_app.families.base import Task
 from tasks_app.models import PoolJob, PoolVersion
 
 from . import pools
+from .errors import field_errors
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +37,25 @@ _runners: dict[str, Runner] = {}
 
 def register_runner(kind: str, runner: Runner) -> None:
     _runners[kind] = runner
+
+
+@transaction.atomic
+def start_grading(user: AbstractBaseUser, version: PoolVersion, params: dict[str, Any]) -> PoolJob:
+    """Queue a job on the ``cpu`` queue that measures each task's pass rate with a model."""
+    if params.get("spec") is not None:
+        errors = verifiers.validate_spec(params["spec"])
+        if errors:
+            raise field_errors(((e.field, e.reason) for e in errors), prefix="spec")
+    job = PoolJob.objects.create(version=version, kind="grade", params=params, created_by=user)
+    record(
+        user,
+        "pool.grading_started",
+        job,
+        team=version.family.team,
+        changes={"version": version.number},
+    )
+    queue(job)
+    return job
 
 
 def queue(job: PoolJob) -> None:

@@ -18,12 +18,12 @@ from django.db import connection, transaction
 from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors
 from tasks_app.families.base import Task
-from tasks_app.models import PoolJob, PoolTask, PoolVersion, TaskFamily
+from tasks_app.models import PoolTask, PoolVersion, TaskFamily
 from tasks_app.pools import versions
 from tasks_app.pools.dedup import Deduper, DedupReport
 from tasks_app.pools.importers import Limits
 
-from . import diffs, pool_jobs
+from . import diffs
 from .families import (  # noqa: F401  (create_family: callers make families through either module)
     checked_params,
     create_family,
@@ -335,26 +335,3 @@ def _insert_sql() -> str:
     values = ", ".join(f"%s{cast}" if column in JSON_COLUMNS else "%s" for column in TASK_COLUMNS)
     columns = ", ".join(quote(column) for column in TASK_COLUMNS)
     return f"INSERT INTO {quote(PoolTask._meta.db_table)} ({columns}) VALUES ({values})"
-
-
-# --- measured difficulty ----------------------------------------------------------------
-
-@transaction.atomic
-def start_grading(user: AbstractBaseUser, version: PoolVersion, params: dict[str, Any]) -> PoolJob:
-    """Queue a job on the ``cpu`` queue that measures each task's pass rate with a model."""
-    if params.get("spec") is not None:
-        from tasks_app import verifiers
-
-        errors = verifiers.validate_spec(params["spec"])
-        if errors:
-            raise field_errors(((e.field, e.reason) for e in errors), prefix="spec")
-    job = PoolJob.objects.create(version=version, kind="grade", params=params, created_by=user)
-    record(
-        user,
-        "pool.grading_started",
-        job,
-        team=version.family.team,
-        changes={"version": version.number},
-    )
-    pool_jobs.queue(job)
-    return job

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tasks_app.sandbox import check_function
 from tasks_app.verifiers.base import ErrorType, LayerResult, Stage
 from tasks_app.verifiers.layers.base import (
     SHARE_TESTS,
@@ -66,8 +67,6 @@ class UnitTests(Layer):
         return self.fail(ErrorType.VERIFIER_ERROR, f'expected["{self.tests_key}"] is empty')
 
     def _check(self, solution: str, tests: str, expected: Expected, share: bool) -> Any:
-        from tasks_app.sandbox import check_function  # the sandbox is only needed to run code
-
         return check_function(
             solution,
             tests,

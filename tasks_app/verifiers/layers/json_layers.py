@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tasks_app.verifiers import safe_regex, safe_schema
 from tasks_app.verifiers.base import ErrorType, LayerResult, Stage
 from tasks_app.verifiers.layers.base import Context, Expected, Layer, Params, flag, params_object
 
@@ -48,8 +49,6 @@ class JsonSchema(Layer):
 
     @classmethod
     def check_params(cls, params: Params) -> list[tuple[str, str]]:
-        from tasks_app.verifiers import safe_schema
-
         if "schema" not in params:
             return []
         problem = safe_schema.schema_problem(params["schema"])
@@ -58,8 +57,6 @@ class JsonSchema(Layer):
     def run(
         self, extracted: str, response: str, expected: Expected, context: Context
     ) -> LayerResult:
-        from tasks_app.verifiers import safe_regex, safe_schema
-
         schema = self.params.get("schema", expected.get("schema"))
         if schema is None:
             return self.missing("schema")
