@@ -19,13 +19,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
 from crucible.realtime.publish import publish_to_team
 from tasks_app import verifiers
 from tasks_app.families.base import Task
 from tasks_app.models import PoolJob, PoolVersion
 
 from . import pools
-from .errors import field_errors
 
 logger = logging.getLogger(__name__)
 
