@@ -57,6 +57,9 @@ def unique_conflicts_refused(model: type[Model], field: str, message: str) -> It
     except IntegrityError as exc:
         text = str(exc)
         # PostgreSQL names the constraint; SQLite names the table's columns.
-        if not any(name in text for name in names) and f"{model._meta.db_table}.{field}" not in text:
+        if (
+            not any(name in text for name in names)
+            and f"{model._meta.db_table}.{field}" not in text
+        ):
             raise
         raise field_errors([(field, message)], code="unique") from exc
