@@ -133,6 +133,9 @@ def _bullets(value: Any, depth: int = 0) -> list[str]:
         for key, item in value.items():
             if isinstance(item, Mapping | list | tuple):
                 out += [f"{pad}- **{key}**:", *_bullets(item, depth + 1)]
+            elif isinstance(item, str) and "\n" in item:  # a template: verbatim, as a block
+                block = [f"{pad}  {line}" for line in ["```", *item.splitlines(), "```"]]
+                out += [f"{pad}- **{key}**:", *block]
             else:
                 out.append(f"{pad}- **{key}**: {item}")
         return out
@@ -155,4 +158,6 @@ def _inline(value: Any) -> str | None:
     if isinstance(value, list | tuple):
         words = [_inline(v) for v in value]
         return None if None in words else ", ".join(w for w in words if w) or "none"
+    if isinstance(value, str) and "\n" in value:
+        return None
     return "none" if value is None else str(value)

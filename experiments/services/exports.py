@@ -2,7 +2,7 @@
 
 The platform's part is the lineage: the run, the experiment, the pool and verifier versions
 (as the registry freezes them, `registry.lineage_of`), the verdicts of the reports made on
-the checkpoint's evaluations, and its promotion. `training.export` writes the directory.
+the checkpoint's evaluations, its promotion, and the format its prompts were trained in. `training.export` writes the directory.
 `zip_stream` hands a written directory out as a zip, chunk by chunk, for a download.
 """
 
@@ -42,6 +42,9 @@ def lineage(checkpoint: Checkpoint) -> dict[str, Any]:
         "title": f"{run.experiment.name}, run {run.number}, step {checkpoint.step}",
         **registry.lineage_of(checkpoint),
         "reports": [_verdict(report) for report in _reports(checkpoint)],
+        # How its prompts were written (template, system prompt, each family's prompt
+        # template): what a user of the export must reproduce to get what it was trained on.
+        "format": registry.training_format(run.team, run.experiment.config).to_dict(),
     }
 
 

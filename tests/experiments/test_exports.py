@@ -92,6 +92,7 @@ def test_it_collects_the_lineage_with_report_verdicts_and_promotion(owner, team,
         }
     ]
     assert lineage["promotion"]["report"] == report.pk
+    assert [f["family"] for f in lineage["format"]["families"]] == ["digits"]
 
 
 def test_the_command_writes_a_loadable_directory_with_its_lineage(lora_checkpoint, tmp_path):

@@ -24,6 +24,7 @@ LINEAGE = {
     "verifier_versions": [{"verifier": "exact", "version": 1}],
     "reports": [{"id": 5, "verdict": "approved", "regressed_families": []}],
     "promotion": {"model": "sorter", "version": 1, "override": None},
+    "format": {"chat_template": "{% for m in messages %}\n{{ m.content }}\n{% endfor %}"},
 }
 
 
@@ -104,6 +105,7 @@ def test_a_lora_checkpoint_exports_merged_and_generates_as_the_engine_does(base,
     assert meta["crucible"]["step"] == 2 and meta["crucible"]["lora"]["rank"] == 4
     body = (out / "README.md").read_text()
     assert "# Digit sorter" in body and "- id: 5, verdict: approved" in body
+    assert "- **chat_template**:\n  ```\n  {% for m in messages %}\n" in body  # verbatim
 
 
 def test_the_adapter_alone_exports_and_loads_on_its_base(base, tmp_path):
