@@ -68,6 +68,7 @@ STATE_CODES = (
     "suite_in_use",
     "archived",
     "conflict",
+    "export_refused",
 )
 """The object is not in a state that allows the request (mostly 409)."""
 
