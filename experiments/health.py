@@ -6,7 +6,8 @@ engine's metric names, ``training.metrics``) and gives one ``Signal`` per check,
 
 - ``reward_vs_heldout``: training reward (``reward/mean``) rose by ``threshold`` or more over
   the last ``window`` steps while held-out success (the mean of ``eval/success/<family>``)
-  rose by less than ``heldout_min_rise``: the policy is learning the reward, not the task.
+  rose by less than ``heldout_min_rise``: the policy is learning the reward, not the task. A
+  fall of held-out success adds to the reward's rise.
 - ``length_blowup``: ``completions/mean_length`` (mean of the last ``RECENT_POINTS``) over its
   mean in the first ``window`` steps reached ``threshold`` (a ratio).
 - ``kl_spike``: the latest ``kl`` is ``threshold`` standard deviations above its mean over the
@@ -18,7 +19,8 @@ engine's metric names, ``training.metrics``) and gives one ``Signal`` per check,
   while its rolling success (``curriculum/<family>/rolling_success``) stayed outside the
   target band.
 - ``part_dominates``: one reward part (``reward/<part>``) made ``threshold`` or more of the
-  sum of the parts' magnitudes over the last ``window`` steps.
+  sum of the parts' magnitudes over the last ``window`` steps; parts weighted 0 in the
+  reward are left out.
 - ``judge_flips``: verdicts that flip between the rule-based layers and the model judge
   (``verdicts/judge_flip_rate``, which the engine logs for steps whose verifier ran both:
   ``training.metrics.judge_flip_rate``); ``unavailable`` for a run that logs none (its
@@ -305,21 +307,31 @@ def reward_vs_heldout(history: History, settings: Settings) -> Signal:
             name, conf, "needs training reward and two or more held-out evaluations"
         )
 
-    def measure(end: int) -> tuple[float, float, float, int]:
+    def measure(end: int) -> tuple[float, float, float, float, int]:
+        """(severity, the gap, reward's rise, held-out's rise, start) over the window."""
         start = max(reward[0][0], end - settings.window)
         r, h = _within(reward, start, end), _within(heldout, start, end)
         if len(r) < 2 or len(h) < 2:
-            return 0.0, 0.0, 0.0, start
+            return 0.0, 0.0, 0.0, 0.0, start
         r_rise, h_rise = _rise(r, start, end), _rise(h, start, end)
+        # Held-out success that falls while the reward rises is the same divergence, only
+        # worse: its fall widens the gap instead of hiding behind "not rising".
+        gap = r_rise - min(h_rise, 0.0) if r_rise > 0 else 0.0
         flat = h_rise < settings.heldout_min_rise
-        severity = max(r_rise, 0.0) / conf.threshold if flat and conf.threshold > 0 else 0.0
-        return severity, r_rise, statistics.fmean(v for _, v in h), start
+        severity = gap / conf.threshold if flat and conf.threshold > 0 else 0.0
+        return severity, gap, r_rise, h_rise, start
 
     end = reward[-1][0]
-    severity, r_rise, h_level, start = measure(end)
+    severity, gap, r_rise, h_rise, start = measure(end)
     state = _state(severity)
+    h_level = statistics.fmean(v for _, v in _within(heldout, start, end) or heldout[-1:])
     if state == OK:
         sentence = f"held-out success keeps up with training reward over steps {start}–{end}"
+    elif h_rise <= -settings.heldout_min_rise:
+        sentence = (
+            f"training reward rose {r_rise:.2f} while held-out success fell {-h_rise:.2f} "
+            f"over steps {start}–{end}"
+        )
     else:
         sentence = (
             f"training reward rose {r_rise:.2f} while held-out success stayed at {h_level:.2f} "
@@ -327,7 +339,7 @@ def reward_vs_heldout(history: History, settings: Settings) -> Signal:
         )
     steps = [s for s, _ in heldout if s <= end]
     since = _since(steps, lambda s: measure(s)[0], state)
-    return _signal(name, conf, state, sentence, since, r_rise)
+    return _signal(name, conf, state, sentence, since, gap)
 
 
 def length_blowup(history: History, settings: Settings) -> Signal:
@@ -452,16 +464,23 @@ def _stuck_streak(
     return steps[-1] - streak_start + 1, streak_start, level
 
 
-def part_dominates(history: History, settings: Settings) -> Signal:
+def part_dominates(
+    history: History, settings: Settings, weights: Mapping[str, float] | None = None
+) -> Signal:
+    """``weights``: each part's weight in the reward; a part weighted 0 adds nothing to the
+    reward, whatever it scores, so it cannot dominate it and is left out."""
     name, conf = "part_dominates", settings.signals["part_dominates"]
     parts = {
         p["part"]: _series(history, k)
         for k in history
         if (p := metric.match(metric.REWARD_PART, k)) and k not in metric.REWARD_SUMMARIES
     }
-    parts = {p: pts for p, pts in parts.items() if pts}
+    weighted = {p for p in parts if weights is None or weights.get(p, 1.0) != 0}
+    parts = {p: pts for p, pts in parts.items() if pts and p in weighted}
     if len(parts) < 2:
-        return _unavailable(name, conf, "needs two or more reward parts (reward/<part>)")
+        return _unavailable(
+            name, conf, "needs two or more reward parts (reward/<part>) with a weight above 0"
+        )
     end = max(pts[-1][0] for pts in parts.values())
 
     def shares(at: int) -> dict[str, float]:
@@ -514,9 +533,13 @@ def _finite(value: float) -> float | None:
 
 
 def assess(
-    history: History, settings: Settings | None = None, band: tuple[float, float] = (0.3, 0.7)
+    history: History,
+    settings: Settings | None = None,
+    band: tuple[float, float] = (0.3, 0.7),
+    weights: Mapping[str, float] | None = None,
 ) -> list[Signal]:
-    """Every enabled signal over ``history``; ``band`` is the curriculum's target band."""
+    """Every enabled signal over ``history``; ``band`` is the curriculum's target band,
+    ``weights`` the reward parts' weights (None: every part counts)."""
     settings = settings or Settings()
     checks: dict[str, Callable[[], Signal]] = {
         "reward_vs_heldout": lambda: reward_vs_heldout(history, settings),
@@ -524,7 +547,7 @@ def assess(
         "kl_spike": lambda: kl_spike(history, settings),
         "entropy_collapse": lambda: entropy_collapse(history, settings),
         "curriculum_stuck": lambda: curriculum_stuck(history, settings, band),
-        "part_dominates": lambda: part_dominates(history, settings),
+        "part_dominates": lambda: part_dominates(history, settings, weights),
         "judge_flips": lambda: judge_flips(history, settings),
     }
     return [check() for name, check in checks.items() if settings.signals[name].enabled]

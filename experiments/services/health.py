@@ -23,6 +23,7 @@ from django.utils import timezone
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors
+from tasks_app.services import pinning
 
 from .. import config as cfg
 from .. import health
@@ -71,6 +72,17 @@ def history(run: Run) -> dict[str, list[tuple[int, float | None]]]:
     return out
 
 
+def reward_weights(run: Run) -> dict[str, float]:
+    """Each reward part's largest weight among the run's verifiers: a part that every one of
+    them weighs 0 adds nothing to the reward (``health.part_dominates`` leaves it out)."""
+    ids = [f.verifier_version for f in cfg.parse(run.experiment.config).curriculum.families]
+    out: dict[str, float] = {}
+    for spec in pinning.verifier_specs(run.team, ids).values():
+        for part, weight in spec.get("reward", {}).get("weights", {}).items():
+            out[part] = max(out.get(part, 0.0), abs(float(weight)))
+    return out
+
+
 def band(run: Run) -> tuple[float, float]:
     """The curriculum's target band as the run trains it now (changes included)."""
     low, high = cfg.parse(run.experiment.config).curriculum.band
@@ -86,7 +98,7 @@ def check(run: Run, step: int, *, last: bool = False) -> list[health.Signal] | N
     settings = team_settings(run.team)
     if not last and step % settings.every:
         return None
-    signals = health.assess(history(run), settings, band(run))
+    signals = health.assess(history(run), settings, band(run), reward_weights(run))
     before = {s.get("name"): s.get("state") for s in (run.health or {}).get("signals", [])}
     run.health = {"step": step, "signals": [s.as_dict() for s in signals]}
     Run.objects.filter(pk=run.pk).update(health=run.health)

@@ -51,6 +51,24 @@ def test_it_is_ok_when_held_out_success_rises_with_the_reward() -> None:
     assert signal.since_step is None
 
 
+def test_it_breaches_when_held_out_success_falls_while_the_reward_rises() -> None:
+    # The reward's rise alone (0.10) stays under the threshold (0.15); the fall widens the gap.
+    history = {
+        "reward/mean": line(0.2, 0.4, STEPS),
+        "eval/success/arith": line(0.6, 0.4, EVALS),
+    }
+    signal = by_name(history)["reward_vs_heldout"]
+    assert signal.state == BREACHED
+    assert signal.sentence == (
+        "training reward rose 0.10 while held-out success fell 0.11 over steps 40–80"
+    )
+    # The gap: the reward's rise plus the held-out fall, each over the 40-step window.
+    rise, fall = 0.2 * 40 / 79, 0.2 * 40 / 70
+    assert signal.value is not None and math.isclose(signal.value, rise + fall, rel_tol=1e-6)
+    steady = {**history, "reward/mean": [(s, 0.3) for s in STEPS]}
+    assert by_name(steady)["reward_vs_heldout"].state == OK  # a fall alone is not this signal
+
+
 def test_it_says_unavailable_without_held_out_evaluations() -> None:
     signal = by_name({"reward/mean": line(0.2, 0.6, STEPS)})["reward_vs_heldout"]
     assert signal.state == UNAVAILABLE
@@ -127,6 +145,25 @@ def test_it_breaches_when_one_reward_part_dominates() -> None:
     assert signal.sentence.startswith("outcome makes 99% of the reward")
     balanced = {**history, "reward/process": [(s, 0.5) for s in STEPS]}
     assert by_name(balanced)["part_dominates"].state == OK
+
+
+def test_a_part_weighted_zero_does_not_dominate_the_reward() -> None:
+    history = {
+        "reward/mean": [(s, 0.5) for s in STEPS],
+        "reward/outcome": [(s, 0.5) for s in STEPS],
+        "reward/process": [(s, 40.0) for s in STEPS],  # scored, but weighted 0
+        "reward/constraint": [(s, 0.5) for s in STEPS],
+    }
+    unweighted = by_name(history)["part_dominates"]
+    assert unweighted.state == BREACHED and unweighted.sentence.startswith("process makes 98%")
+    weights = {"outcome": 1.0, "process": 0.0, "constraint": 0.5}
+    signal = {s.name: s for s in health.assess(history, weights=weights)}["part_dominates"]
+    assert signal.state == OK
+    assert signal.sentence.startswith("outcome makes 50% of the reward")
+    only_outcome = {"outcome": 1.0, "process": 0.0, "constraint": 0.0}
+    signal = {s.name: s for s in health.assess(history, weights=only_outcome)}["part_dominates"]
+    assert signal.state == UNAVAILABLE
+    assert "with a weight above 0" in signal.sentence
 
 
 def test_judge_flips_are_unavailable_until_a_run_logs_them() -> None:

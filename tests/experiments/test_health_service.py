@@ -94,3 +94,17 @@ def test_it_checks_at_the_teams_interval_and_at_the_last_step(run, owner):
     assert health.check(run, 25) is not None
     assert Run.objects.get(pk=run.pk).health["step"] == 25
     assert health.check(run, 26, last=True) is not None
+
+
+def test_it_leaves_out_reward_parts_the_runs_verifier_weighs_zero(run):
+    # The digit verifier's reward is its outcome alone: a process score it logs adds nothing.
+    assert health.reward_weights(run) == {
+        "outcome": 1.0, "process": 0.0, "constraint": 0.0, "judge": 0.0,
+    }  # fmt: skip
+    recorder = RunRecorder(run, rollout_groups=0, sources={})
+    for step in range(1, 11):
+        metrics = {"reward/mean": 0.1, "reward/outcome": 0.1, "reward/process": 0.9}
+        recorder.log(step, metrics)
+        recorder.progress(step, 10, metrics)
+    states = {s["name"]: s["state"] for s in Run.objects.get(pk=run.pk).health["signals"]}
+    assert states["part_dominates"] == "unavailable"
