@@ -12,7 +12,10 @@ everything that needs no database and names the field of every problem. The stor
      "hyperparameters": {...every field of the algorithm's engine config...},
      "eval": {"every": 10, "families": [12], "max_tasks": 200},   # or {"every": 10, "suite": 3}
      "seed": 0, "num_processes": 1, "strategy": "ddp", "rollout_groups": 16,
-     "budget": {"max_worker_hours": null, "max_cost": null}}
+     "budget": {"max_worker_hours": null, "max_cost": null},
+     "prompt_format": {"kind": "chat", "system_prompt": null,   # absent: raw
+                       "reasoning_tags": ["<think>", "</think>"]},
+     "lora": {"rank": 8, "alpha": 16, "dropout": 0.0, "target_modules": null}}  # absent: off
 
 Each part is defined once, in the dataclass that owns it: the policy knobs in
 ``tasks_app.curriculum.CurriculumPolicy``, the hyperparameters in the engine's configs
@@ -39,6 +42,8 @@ from tasks_app.curriculum import CurriculumConfig, CurriculumPolicy, PinnedFamil
 from training.config import CONFIGS, BaseConfig, config_from_dict
 from training.field_spec import Problems, build, load, setting
 from training.fields import Range, bounded, field_range
+from training.lora import LoraConfig
+from training.prompting import RAW_FORMAT, PromptFormat
 
 RESERVED_HYPERPARAMETERS = {
     "algorithm": "set by config.algorithm",
@@ -264,6 +269,17 @@ class ExperimentConfig:
     """Groups of completions (with their verdicts) stored per step for the run's page."""
     budget: BudgetSpec = setting(factory=BudgetSpec)
     """What each run may use; a run that crosses it pauses itself and says why."""
+    prompt_format: PromptFormat | None = setting(None)
+    """How each task's prompt becomes model input: ``raw`` (the text as it is) or ``chat``
+    (the model's chat template, an optional system prompt, a reasoning section cut before the
+    verifier reads the answer). Null (stored: absent, and a raw format is stored so): raw."""
+    lora: LoraConfig | None = setting(None)
+    """Train LoRA adapters on the frozen base instead of every weight; the run's checkpoints
+    are adapters. Null (stored: absent, and rank 0 is stored so): full fine-tuning."""
+
+    omitted_when_null: ClassVar[tuple[str, ...]] = ("prompt_format", "lora")
+    """Fields the stored form leaves out when null (configurations from before them keep
+    their form, and their hash)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical form: JSON types only, every field present."""
@@ -271,6 +287,9 @@ class ExperimentConfig:
         for name in EvalSpec.omitted_when_null:
             if data["eval"][name] is None:
                 del data["eval"][name]
+        for name in self.omitted_when_null:
+            if data[name] is None:
+                del data[name]
         return json.loads(json.dumps(data))
 
     def engine_config(self, model_path: str | None = None) -> BaseConfig:
@@ -282,9 +301,19 @@ class ExperimentConfig:
                 "seed": self.seed,
                 "eval_every": self.eval.every,
                 "resume": True,
-                "model": {"path": model_path},
+                "model": {"path": model_path, "lora": dataclasses.asdict(self.lora_config)},
             }
         )
+
+    @property
+    def format(self) -> PromptFormat:
+        """The prompt format its runs train, evaluate and serve in (raw when not set)."""
+        return self.prompt_format or RAW_FORMAT
+
+    @property
+    def lora_config(self) -> LoraConfig:
+        """Its LoRA settings (rank 0, off, when not set)."""
+        return self.lora or LoraConfig()
 
     @property
     def pool_versions(self) -> list[int]:
@@ -305,7 +334,13 @@ def parse(data: Any) -> ExperimentConfig:
     if "families" not in data.get("eval", {}):
         evaluation = dataclasses.replace(parsed.eval, families=parsed.pool_versions)
         parsed = dataclasses.replace(parsed, eval=evaluation)
-    parsed = dataclasses.replace(parsed, hyperparameters=hyperparameters)
+    parsed = dataclasses.replace(
+        parsed,
+        hyperparameters=hyperparameters,
+        # The defaults are stored as absent, so an explicit raw format or rank 0 hashes alike.
+        prompt_format=None if parsed.prompt_format == RAW_FORMAT else parsed.prompt_format,
+        lora=parsed.lora if parsed.lora is not None and parsed.lora.enabled else None,
+    )
     errors = _across(parsed)
     if errors:
         raise ConfigError(errors)

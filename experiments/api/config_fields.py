@@ -19,6 +19,8 @@ from rest_framework import serializers
 from crucible.api.serializers import field_docs
 from training.field_spec import CHOICES, FIELDS_OF, ITEMS, field_metadata, hints, optional
 from training.fields import RANGE, Range
+from training.lora import LoraConfig
+from training.prompting import PromptFormat
 
 from .. import config as cfg
 
@@ -33,6 +35,8 @@ NAMES: dict[type, str] = {
     cfg.Origin: "Origin",
     cfg.EvalSpec: "EvalConfig",
     cfg.BudgetSpec: "Budget",
+    PromptFormat: "PromptFormat",
+    LoraConfig: "LoraConfig",
 }
 """The schema's component name of each dataclass (default: the class's name)."""
 

@@ -331,3 +331,45 @@ def test_a_worker_gets_the_stored_configuration_as_the_frozen_object_it_was_pars
     )
     with pytest.raises(AttributeError):
         loaded.seed = 2  # frozen: nothing down the worker path can change it
+
+
+def test_a_raw_format_and_no_lora_are_stored_as_before():
+    before = cfg.canonical(GOOD)
+    explicit = cfg.canonical(with_(prompt_format={"kind": "raw"}, lora={"rank": 0, "alpha": 32}))
+    assert "prompt_format" not in explicit and "lora" not in explicit
+    assert cfg.config_hash(explicit) == cfg.config_hash(before)
+    stored = cfg.stored(before)
+    assert stored.format.kind == "raw" and not stored.lora_config.enabled
+
+
+def test_it_stores_a_chat_format_and_lora_and_gives_them_to_the_engine():
+    data = cfg.canonical(
+        with_(
+            prompt_format={"kind": "chat", "system_prompt": "Answer briefly."},
+            lora={"rank": 8, "alpha": 16, "target_modules": ["q_proj", "v_proj"]},
+        )
+    )
+    assert data["prompt_format"] == {
+        "kind": "chat",
+        "system_prompt": "Answer briefly.",
+        "reasoning_tags": ["<think>", "</think>"],
+    }
+    assert data["lora"] == {
+        "rank": 8,
+        "alpha": 16,
+        "dropout": 0.0,
+        "target_modules": ["q_proj", "v_proj"],
+    }
+    assert cfg.config_hash(data) != cfg.config_hash(cfg.canonical(GOOD))
+    stored = cfg.stored(data)
+    assert stored.format.is_chat and stored.format.reasoning_tags == ("<think>", "</think>")
+    lora = stored.engine_config("/models/m").model.lora
+    assert (lora.rank, lora.target_modules) == (8, ("q_proj", "v_proj"))
+
+
+def test_it_names_the_bad_field_of_the_format_and_lora():
+    bad = with_(prompt_format={"kind": "raw", "system_prompt": "x"}, lora={"rank": 2000})
+    assert errors_of(bad) == {
+        "prompt_format.system_prompt": "needs kind chat: a raw prompt has no system turn",
+        "lora.rank": "must be a whole number from 0 to 1024",
+    }

@@ -67,6 +67,8 @@ def test_it_stores_each_leaf_from_exactly_one_dataclass_field(algorithm):
         "curriculum": curriculum,
         "algorithm": algorithm,
         "eval": {"every": 5, "suite": 3},
+        "prompt_format": {"kind": "chat", "system_prompt": "Answer briefly."},
+        "lora": {"rank": 8, "target_modules": ["q_proj", "v_proj"]},
     }
     leaves = cfg.leaves(cfg.canonical(data))
     owners = [
