@@ -38,6 +38,11 @@ def report_html(report: dict[str, Any]) -> str:
         _level_charts(figures["candidate_profile"], figures["baseline_profile"]),
         "<h2>pass@1 against pass@k</h2>",
         _pass_at_k(figures["candidate_profile"], figures["baseline_profile"]),
+        "<h2>Error types by layer</h2>",
+        _errors_by_layer(figures["candidate_profile"], "Candidate"),
+        _errors_by_layer(figures["baseline_profile"], "Baseline"),
+        "<h2>Long tail</h2>",
+        _worst_tasks(figures["candidate_profile"]),
         "<h2>Reward-hacking and drift signals</h2>",
         _signals(figures.get("signals")),
         "<h2>Review</h2>",
@@ -147,6 +152,36 @@ def _pass_at_k(candidate: dict[str, Any], baseline: dict[str, Any]) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
+def _errors_by_layer(profile: dict[str, Any], side: str) -> str:
+    """Failed samples by family, verifier layer and error type (the first layer that failed)."""
+    rows = "".join(
+        f"<tr><td>{escape(family)}</td><td>{escape(stage)}</td><td>{escape(error)}</td>"
+        f"<td>{count}</td></tr>"
+        for family, stages in profile.get("errors_by_layer", {}).items()
+        for stage, errors in stages.items()
+        for error, count in errors.items()
+    )
+    if not rows:
+        return f"<p class='subtle'>{side}: no failed samples.</p>"
+    head = "<tr><th>Family</th><th>Layer</th><th>Error</th><th>Failed samples</th></tr>"
+    return f"<h3>{side}: failed samples by verifier layer</h3><table>{head}{rows}</table>"
+
+
+def _worst_tasks(profile: dict[str, Any]) -> str:
+    """The candidate's worst held-out tasks, with how often they passed and how they failed."""
+    tasks = profile.get("worst_tasks", [])
+    if not tasks:
+        return "<p class='subtle'>No task was evaluated.</p>"
+    rows = "".join(
+        f"<tr><td><code>{escape(t['task_hash'][:12])}</code></td><td>{escape(t['family'])}</td>"
+        f"<td>{t['difficulty']}</td><td>{t['passes']}/{t['k']}</td>"
+        f"<td>{escape(', '.join(f'{e} ×{n}' for e, n in t.get('errors', {}).items()))}</td></tr>"
+        for t in tasks
+    )
+    head = "<tr><th>Task</th><th>Family</th><th>Difficulty</th><th>Passed</th><th>Errors</th></tr>"
+    return f"<h3>Candidate's worst tasks</h3><table>{head}{rows}</table>"
+
+
 def _signals(found: dict[str, Any] | None) -> str:
     if not found:
         return "<p class='subtle'>None: the candidate is a base model, not a training run's checkpoint.</p>"
@@ -166,6 +201,8 @@ def _signals(found: dict[str, Any] | None) -> str:
 
 def _review(report: dict[str, Any]) -> str:
     regressed = ", ".join(report.get("regressed_families", []))
+    # A comment names its plot by key; the reader knows the plot by its title.
+    titles = {c["key"]: c["title"] for c in report.get("charts", [])}
     reviews = "".join(
         f"<li>{escape(r['reviewer'] or '')}: {escape(r['decision'])}"
         f"{' — ' + escape(r['note']) if r['note'] else ''}{_override(r, regressed)}</li>"
@@ -174,7 +211,8 @@ def _review(report: dict[str, Any]) -> str:
     comments = "".join(
         f"<li>{escape(c['author'] or '')}"
         f"{' on ' + escape(c['family']) if c['family'] else ''}"
-        f"{' on the plot ' + escape(c['chart']) if c.get('chart') else ''}: {escape(c['body'])}</li>"
+        f"{' on the plot ' + escape(titles.get(c['chart'], c['chart'])) if c.get('chart') else ''}"
+        f": {escape(c['body'])}</li>"
         for c in report.get("comments", [])
     )
     return f"<ul>{reviews or '<li>no reviews</li>'}</ul><h3>Comments</h3><ul>{comments}</ul>"

@@ -183,7 +183,7 @@ def test_the_html_export_lists_the_runs_signals_and_plot_comments(api, owner, te
     html = api.get(f"/api/v1/reports/{report.pk}/export/").content.decode()
     assert "Reward-hacking and drift signals" in html and "checked at step 40" in html
     assert "<td>KL spike</td><td class=''>ok</td><td>KL 0.01</td>" in html
-    assert "owner on the plot worst_tasks: flat tail" in html
+    assert "owner on the plot Long tail: flat tail" in html
 
 
 def test_it_carries_a_regression_override_into_the_promotion_and_the_lineage(
