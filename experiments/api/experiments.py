@@ -1,8 +1,9 @@
 """Experiment endpoints: create (validated and frozen), list, retrieve, clone, diff, launch.
 
 An experiment is never edited: a change is a clone with overrides. The configuration is
-validated once, in ``experiments.config`` and ``experiments.services.experiments``; the
-serializers here only describe its shape for the OpenAPI schema.
+validated once, in ``experiments.config`` and ``experiments.services.experiments``; its
+serializers are generated from the config's dataclasses (``config_fields``) and describe its
+shape for the OpenAPI schema.
 """
 
 from __future__ import annotations
