@@ -383,6 +383,12 @@ def stored(data: Mapping[str, Any]) -> ExperimentConfig:
     return build(ExperimentConfig, data)
 
 
+def format_of(config: Mapping[str, Any]) -> PromptFormat:
+    """The prompt format of a stored configuration (raw when it has none)."""
+    data = config.get("prompt_format")
+    return RAW_FORMAT if data is None else build(PromptFormat, data)
+
+
 def canonical(data: Any) -> dict[str, Any]:
     return parse(data).to_dict()
 

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from training.prompting import CHAT, DEFAULT_REASONING_TAGS, RAW_FORMAT, PromptFormat
+
 SERVED_KEYS = (
     "family",
     "prompt_template",
@@ -66,6 +68,20 @@ class ModelFormat:
         if self.reasoning_tags is not None:
             data["reasoning_tags"] = list(self.reasoning_tags)
         return data
+
+    def prompt_format(self) -> PromptFormat:
+        """The engine's format that encodes prompts as this one says: chat (with its system
+        prompt and reasoning tags) when it names a chat template, raw otherwise."""
+        if self.chat_template is None:
+            return RAW_FORMAT
+        return PromptFormat(CHAT, self.system_prompt, self.reasoning_tags or DEFAULT_REASONING_TAGS)
+
+    @classmethod
+    def from_encoding(
+        cls, encoding: Mapping[str, Any], families: tuple[FamilyFormat, ...] = ()
+    ) -> ModelFormat:
+        """The format of ``training.prompting.prompt_encoding``'s plain data, on ``families``."""
+        return cls.from_dict({**encoding, "families": [asdict(f) for f in families]})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ModelFormat:

@@ -124,6 +124,12 @@ def load_model(
     return model, tokenizer
 
 
+def load_tokenizer(path: str | Path, *, allow_remote_code: bool = False) -> PreTrainedTokenizerBase:
+    """The tokenizer of the model directory (or adapter directory) `path`, alone."""
+    refuse_remote_code(path, allow_remote_code)
+    return AutoTokenizer.from_pretrained(path, trust_remote_code=allow_remote_code)
+
+
 def save_model(
     model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, path: str | Path
 ) -> None:

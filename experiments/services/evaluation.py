@@ -39,8 +39,10 @@ from training.decode import make_generator
 from training.evaluation import EVAL_PROMPTS_PER_BATCH, EVAL_VERIFICATION_WORKERS, judged_batches
 from training.interfaces import RewardResult
 from training.models import load_model
+from training.prompting import RAW_FORMAT, PromptFormat
 
 from .. import catalogue, stats
+from .. import config as cfg
 from ..adapters import pool_item, verifier_reward_fn
 from ..jobs import RUN_EVALUATION
 from ..models import Checkpoint, EvaluationJob, EvaluationResult, EvaluationState, EvaluationSuite
@@ -210,6 +212,14 @@ def model_dir(job: EvaluationJob) -> Path:
     return Path(job.checkpoint.path) / "model"
 
 
+def prompt_format(job: EvaluationJob) -> PromptFormat:
+    """The format a checkpoint's run trained in (its prompts encoded, its completions stopped
+    and its answers read as in training); a catalogue model is evaluated on raw prompts."""
+    if job.checkpoint is None:
+        return RAW_FORMAT
+    return cfg.format_of(job.checkpoint.run.experiment.config)
+
+
 def evaluate(job: EvaluationJob) -> None:
     """Sample and judge every held-out task not already written (a resumed job skips them)."""
     done = set(job.results.values_list("pool_version", "task_hash"))
@@ -217,7 +227,8 @@ def evaluate(job: EvaluationJob) -> None:
     total = sum(len(items) for _, items in work)
     model, tokenizer = load_model(ModelConfig(path=str(model_dir(job))))
     sampling = SamplingConfig(max_new_tokens=job.max_new_tokens, temperature=job.temperature)
-    generator = make_generator(sampling, model, tokenizer)
+    fmt = prompt_format(job)
+    generator = make_generator(sampling, model, tokenizer, fmt)
     specs = pinning.verifier_specs(job.team, [e["verifier_version"] for e in job.families])
     finished = len(done)
     for entry, items in work:
@@ -226,7 +237,7 @@ def evaluate(job: EvaluationJob) -> None:
         batches = judged_batches(
             generator, todo, reward_fn, sampling, job.k,
             prompts_per_batch=EVAL_PROMPTS_PER_BATCH, seed_of=_seeds(job, entry),
-            workers=EVAL_VERIFICATION_WORKERS,
+            workers=EVAL_VERIFICATION_WORKERS, prompt_format=fmt,
         )  # fmt: skip
         for chunk, results in batches:
             _save(job, entry, chunk, _judge(results, len(chunk), job.k))

@@ -38,6 +38,7 @@ from training.config import RLConfig
 from training.decode import make_generator
 from training.interfaces import Item, RewardFn
 from training.models import load_model
+from training.prompting import answers_only
 
 from .. import catalogue
 from .. import config as cfg
@@ -141,16 +142,16 @@ def measure(report: PreflightReport) -> dict[str, Any]:
         torch.set_num_threads(engine.cpu_threads)
     torch.manual_seed(config.seed)
     model, tokenizer = load_model(engine.model)
-    generator = make_generator(engine.sampling, model, tokenizer)  # the run's own backend
+    # The run's own backend and format: its prompts, stop tokens and answers read as it will.
+    generator = make_generator(engine.sampling, model, tokenizer, config.format)
+    reward_fn = answers_only(inputs.reward_fn, config.format)
     total, done = sum(len(s.items) for s in slices), 0
     families = []
     for family in slices:
         judged: list[pure.Judged] = []
         for chunk in _chunks(family.items, PROMPTS_PER_BATCH):
             rollout = generator.generate([it.prompt for it in chunk], engine.sampling, group_size)
-            judged += _judge(
-                inputs.reward_fn, chunk, rollout.texts, group_size, len(judged), fallback
-            )
+            judged += _judge(reward_fn, chunk, rollout.texts, group_size, len(judged), fallback)
             done += len(chunk)
             report_progress(report, done, total)
         families.append(pure.family_report(family.name, judged, group_size, shaping))

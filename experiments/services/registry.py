@@ -31,9 +31,11 @@ from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors, unique_conflicts_refused
 from crucible.realtime.publish import publish_to_team
 from tasks_app.services import pinning
+from training.models import load_tokenizer
 from training.prompting import prompt_encoding
 
 from .. import catalogue
+from .. import config as cfg
 from ..model_format import FamilyFormat, ModelFormat, differences
 from ..models import Checkpoint, ModelAlias, ModelVersion, Promotion, RegisteredModel
 from . import reports
@@ -74,8 +76,17 @@ def training_format(team: Team, config: Mapping[str, Any]) -> ModelFormat:
         for e in entries
         if e["pool_version"] in pools
     )
-    encoding = prompt_encoding()
-    return ModelFormat(encoding["chat_template"], encoding["add_special_tokens"], families)
+    return ModelFormat.from_encoding(encoding_of(config), families)
+
+
+def encoding_of(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The prompt encoding an experiment's runs trained in: raw, or the chat template of its
+    model's tokenizer with the configuration's system prompt and reasoning tags."""
+    fmt = cfg.format_of(config)
+    if not fmt.is_chat:
+        return prompt_encoding(fmt)
+    path = catalogue.resolve(str(config.get("model")), Path(settings.MODELS_DIR))
+    return prompt_encoding(fmt, load_tokenizer(path))
 
 
 def _curriculum(config: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -90,8 +101,7 @@ def _curriculum(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def base_format() -> ModelFormat:
     """A catalogue base model: evaluated with the engine's encoding, on no family."""
-    encoding = prompt_encoding()
-    return ModelFormat(encoding["chat_template"], encoding["add_special_tokens"])
+    return ModelFormat.from_encoding(prompt_encoding())
 
 
 def lineage_of(checkpoint: Checkpoint) -> dict[str, Any]:

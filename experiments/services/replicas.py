@@ -36,10 +36,12 @@ from training.config import ModelConfig, SamplingConfig
 from training.decode import make_generator
 from training.interfaces import Item, RewardFn
 from training.models import load_model
+from training.prompting import answers_only
 from training.serving import BatchingServer, Limits, Pending, ServingHTTP
 
 from .. import catalogue
 from ..adapters import verifier_reward_fn
+from ..model_format import ModelFormat
 from ..models import (
     Deployment,
     JudgedAgainst,
@@ -108,7 +110,8 @@ def serve(replica: Replica) -> None:
     deployment = replica.deployment
     torch.set_num_threads(settings.SERVING_THREADS)
     model, tokenizer = load_model(ModelConfig(path=str(model_dir(replica))))
-    generator = make_generator(SamplingConfig(), model, tokenizer)
+    fmt = ModelFormat.from_dict(replica.version.format).prompt_format()  # as it was trained
+    generator = make_generator(SamplingConfig(), model, tokenizer, fmt)
     recorder = Recorder(replica)
     server = BatchingServer(
         generator, max_batch=deployment.max_batch, max_queue=deployment.max_queue,
@@ -235,7 +238,9 @@ class Recorder:
             specs = pinning.verifier_specs(self.replica.deployment.team, [version])
             if version not in specs:
                 return None, None, {"error": f"verifier version {version} is gone"}
-            reward_fn = self.verifiers[version] = verifier_reward_fn(specs[version])
+            fmt = ModelFormat.from_dict(self.replica.version.format).prompt_format()
+            reward_fn = answers_only(verifier_reward_fn(specs[version]), fmt)  # its answer part
+            self.verifiers[version] = reward_fn
         item = Item(prompt=pending.prompt, payload=expected, family=str(meta.get("family") or ""))
         try:
             result = reward_fn([item], [pending.completion])[0]

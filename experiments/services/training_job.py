@@ -168,6 +168,7 @@ def _train_here(run: Run, config: cfg.ExperimentConfig, log: RunLog | None) -> s
             control=recorder,
             eval_items=inputs.eval_items,
             rollout_sink=recorder,
+            prompt_format=config.format,
         )
     finally:
         recorder.charge()  # the time after the last step: the final checkpoint, the teardown
