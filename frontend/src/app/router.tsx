@@ -30,6 +30,7 @@ import { VerifierRoute } from "@/features/verifiers/routes/verifier";
 import { VerifiersRoute } from "@/features/verifiers/routes/verifiers";
 
 import { AppLayout } from "./layout/app-layout";
+import { FamiliesRedirect } from "./routes/families-redirect";
 import { NotFoundRoute } from "./routes/not-found";
 import { RouteError } from "./routes/route-error";
 
@@ -48,6 +49,8 @@ export const routes: RouteObject[] = [
           { path: "task-families", element: <TaskFamiliesRoute /> },
           { path: "task-families/:familyId", element: <FamilyDetailRoute /> },
           { path: "task-families/:familyId/versions/:versionId", element: <PoolVersionRoute /> },
+          // The API says "families" (/api/v1/families/); the page is /task-families.
+          { path: "families/*", element: <FamiliesRedirect /> },
           { path: "verifiers", element: <VerifiersRoute /> },
           { path: "verifiers/:verifierId/:tab?", element: <VerifierRoute /> },
           { path: "curricula", element: <CurriculaRoute /> },

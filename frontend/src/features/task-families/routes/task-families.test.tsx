@@ -23,6 +23,18 @@ describe("Task families list", () => {
     expect(row).toHaveTextContent("17");
   });
 
+  it("answers the API's name, /families, by going to /task-families", async () => {
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/family-kinds/": { body: [ARITHMETIC] },
+      "GET /api/v1/families/": { body: paginated([FAMILY]) },
+    });
+    const { router } = renderApp("/families?archived=true");
+    expect(await screen.findByRole("link", { name: "Arith" }, { timeout: 5000 })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/task-families");
+    expect(router.state.location.search).toBe("?archived=true");
+  });
+
   it("hides archived families until asked to show them", async () => {
     const archived = { ...FAMILY, id: 4, name: "Old sums", archived_at: "2026-01-05T10:00:00Z" };
     const { requests } = mockApi({
