@@ -43,7 +43,7 @@ SFT_STEPS = 60
 
 
 def ours(stack, hosts: list[str], bodies: list[dict], clients: int, slug: str) -> dict:  # type: ignore[no-untyped-def]
-    from experiments import traffic
+    from serving import traffic
 
     url = [f"http://{host}/api/v1/deployments/{slug}/generate/" for host in hosts]
     traffic.send(url, stack.token, bodies[: 4 * clients], concurrency=clients)  # warm up
@@ -116,9 +116,9 @@ def main() -> None:
     with crucible(0) as stack:
         from django.contrib.auth import get_user_model
 
-        from experiments.models import Deployment, ReplicaState, ServedRequest
-        from experiments.services import deployments
-        from tests.experiments.serving_setup import Served, warm_model
+        from serving.models import Deployment, ReplicaState, ServedRequest
+        from serving.services import deployments
+        from tests.serving.serving_setup import Served, warm_model
 
         user = get_user_model().objects.get(username="bench")
         served = Served(user, stack.tmp)

@@ -22,6 +22,7 @@ api_v1 = [
     path("auth/me/", accounts.MeView.as_view(), name="me"),
     path("", include("tasks_app.urls")),
     path("", include("experiments.urls")),
+    path("", include("serving.urls")),
     path("", include(router.urls)),
 ]
 

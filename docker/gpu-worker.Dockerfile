@@ -12,6 +12,7 @@ COPY pyproject.toml README.md manage.py ./
 COPY crucible ./crucible
 COPY tasks_app ./tasks_app
 COPY experiments ./experiments
+COPY serving ./serving
 COPY training ./training
 # The CUDA build of the pinned torch comes from PyTorch's CUDA index.
 RUN pip install --extra-index-url https://download.pytorch.org/whl/cu128 -e . \

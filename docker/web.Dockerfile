@@ -15,6 +15,7 @@ COPY pyproject.toml README.md ./
 COPY crucible ./crucible
 COPY tasks_app ./tasks_app
 COPY experiments ./experiments
+COPY serving ./serving
 COPY training ./training
 COPY manage.py ./
 RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -e . \

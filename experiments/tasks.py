@@ -44,11 +44,3 @@ def run_evaluation(job_id: int) -> None:
 def run_training(self: Task, run_id: int) -> None:
     """Train run ``run_id`` (queued on ``gpu``); a run another worker holds is left alone."""
     training_job.run_job(run_id, self.request.hostname or socket.gethostname())
-
-
-@shared_task(bind=True, name="experiments.tasks.serve_replica", acks_late=True)
-def serve_replica(self: Task, replica_id: int) -> None:
-    """Hold a deployment's model and answer its requests until told to stop (``serve``)."""
-    from experiments.services import replicas
-
-    replicas.run_job(replica_id, self.request.hostname or socket.gethostname())

@@ -5,7 +5,6 @@ from experiments.api import (
     algorithms,
     checkpoints,
     control,
-    deployments,
     experiments,
     health,
     metric_catalogue,
@@ -32,8 +31,6 @@ router.register("reports", reports.ReportViewSet, basename="report")
 router.register("evaluation-suites", suites.EvaluationSuiteViewSet, basename="evaluation-suite")
 router.register("promotions", promotion.PromotionViewSet, basename="promotion")
 router.register("registered-models", registry.RegisteredModelViewSet, basename="registered-model")
-router.register("deployments", deployments.DeploymentViewSet, basename="deployment")
-router.register("canaries", deployments.CanaryViewSet, basename="canary")
 router.register("model-versions", registry.ModelVersionViewSet, basename="model-version")
 
 urlpatterns = [

@@ -6,7 +6,7 @@ from .consumers import EventsConsumer
 # Apps' consumers by dotted path, as the URLconf includes "experiments.urls": crucible is
 # imported by the apps, never the other way.
 RunMetricsConsumer = import_string("experiments.consumers.RunMetricsConsumer")
-CanaryConsumer = import_string("experiments.canary_consumer.CanaryConsumer")
+CanaryConsumer = import_string("serving.consumers.CanaryConsumer")
 
 websocket_urlpatterns = [
     path("ws/events/", EventsConsumer.as_asgi()),

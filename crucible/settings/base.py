@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "crucible.accounts",
     "tasks_app",
     "experiments",
+    "serving",
 ]
 
 MIDDLEWARE = [
@@ -206,9 +207,9 @@ SPECTACULAR_SETTINGS = {
         "ModeEnum": ["append", "replace"],
         "DecisionEnum": "experiments.models.evaluation.ReviewDecision",
         "RoleEnum": "crucible.accounts.models.Role",
-        "ReplicaRoleEnum": "experiments.models.deployments.ReplicaRole",
-        "CanaryModeEnum": "experiments.models.deployments.CanaryMode",
-        "CanaryDecisionEnum": "experiments.services.canaries.DECISIONS",
+        "ReplicaRoleEnum": "serving.models.ReplicaRole",
+        "CanaryModeEnum": "serving.models.CanaryMode",
+        "CanaryDecisionEnum": "serving.services.canaries.DECISIONS",
     },
 }
 
@@ -272,6 +273,8 @@ CELERY_TASK_ROUTES = {
     "experiments.tasks.run_evaluation": {"queue": "cpu"},
     "experiments.tasks.grade_pool_version": {"queue": "cpu"},
     "experiments.tasks.run_preflight": {"queue": "cpu"},
+    "serving.tasks.serve_replica": {"queue": "serve"},
+    # The name serving's replicas were queued under before the serving app: still served.
     "experiments.tasks.serve_replica": {"queue": "serve"},
 }
 (VAR_DIR / "results").mkdir(exist_ok=True)

@@ -6,6 +6,7 @@ here validate input and give the OpenAPI schema (and the front end's types) thei
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from django.db.models import Count, QuerySet
@@ -26,7 +27,6 @@ from crucible.api.serializers import StrictSerializer, documented_json
 from .. import report_export, stats
 from ..models import (
     REPORT_CHARTS,
-    Canary,
     EvaluationJob,
     EvaluationReport,
     EvaluationState,
@@ -36,7 +36,7 @@ from ..models import (
     ReportState,
     ReviewDecision,
 )
-from ..services import evaluation, reports, suites
+from ..services import evaluation, releases, reports, suites
 from .health import SignalSerializer
 from .promotion import PromotionSerializer
 
@@ -362,14 +362,7 @@ class ReportSerializer(ReportListSerializer):
         checkpoint = report.candidate.checkpoint_id
         if checkpoint is None:
             return []
-        rows = Canary.objects.filter(
-            candidate__checkpoint_id=checkpoint, deployment__team_id=report.team_id
-        ).select_related("deployment", "candidate__model")
-        return [
-            {"id": c.pk, "deployment": c.deployment.slug, "state": c.state, "reason": c.reason,
-             "candidate": str(c.candidate), "created_at": c.created_at}
-            for c in rows.order_by("-id")[:20]
-        ]  # fmt: skip
+        return [asdict(c) for c in releases.canaries_of(report.team_id, checkpoint, 20)]
 
     @extend_schema_field(PromotionSerializer(allow_null=True))
     def get_promotion(self, report: EvaluationReport) -> dict[str, Any] | None:

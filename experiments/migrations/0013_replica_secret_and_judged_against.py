@@ -3,7 +3,11 @@ import secrets
 
 from django.db import migrations, models
 
-import experiments.models.deployments
+
+def new_replica_secret() -> str:
+    """The field's default as it was when this migration was made (the model has since
+    moved to the serving app, which keeps its own copy)."""
+    return secrets.token_urlsafe(32)
 
 
 def fill(apps, schema_editor):  # type: ignore[no-untyped-def]
@@ -32,7 +36,7 @@ class Migration(migrations.Migration):
             model_name="replica",
             name="secret",
             field=models.CharField(
-                default=experiments.models.deployments.new_replica_secret,
+                default=new_replica_secret,
                 editable=False,
                 max_length=64,
             ),

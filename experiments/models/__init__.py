@@ -1,20 +1,6 @@
 """Experiments (frozen configurations), their runs, what runs record, and the workers."""
 
 from .control import RunEvent, RunEventKind
-from .deployments import (
-    ACTIVE_CANARY_STATES,
-    LIVE_REPLICA_STATES,
-    Canary,
-    CanaryMode,
-    CanaryState,
-    Deployment,
-    JudgedAgainst,
-    Replica,
-    ReplicaRole,
-    ReplicaState,
-    RequestStatus,
-    ServedRequest,
-)
 from .evaluation import (
     REPORT_CHARTS,
     EvaluationJob,
@@ -38,18 +24,6 @@ from .usage import CostRate, TeamQuota, Usage
 from .workers import Worker
 
 __all__ = [
-    "ACTIVE_CANARY_STATES",
-    "Canary",
-    "CanaryMode",
-    "CanaryState",
-    "Deployment",
-    "JudgedAgainst",
-    "LIVE_REPLICA_STATES",
-    "Replica",
-    "ReplicaRole",
-    "ReplicaState",
-    "RequestStatus",
-    "ServedRequest",
     "Checkpoint",
     "CostRate",
     "EvaluationJob",

@@ -38,7 +38,7 @@ from .. import catalogue
 from .. import config as cfg
 from ..model_format import FamilyFormat, ModelFormat, differences
 from ..models import Checkpoint, ModelAlias, ModelVersion, Promotion, RegisteredModel
-from . import reports
+from . import releases, reports
 
 PRODUCTION = "production"
 """The alias serving reads; it may only point at a promoted checkpoint."""
@@ -184,7 +184,7 @@ def delete_model(user: AbstractBaseUser, model: RegisteredModel) -> None:
     if model.aliases.filter(alias=PRODUCTION).exists():
         why = f"model {model.name!r} has a production alias; remove it first"
         raise AliasRefused({"alias": [why]})
-    served = list(model.deployments.values_list("slug", flat=True)[:5])
+    served = releases.deployments_of(model, 5)
     if served:
         why = f"model {model.name!r} is deployed ({', '.join(served)}); delete those first"
         raise AliasRefused({"deployment": [why]})

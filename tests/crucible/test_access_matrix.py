@@ -32,9 +32,7 @@ from rest_framework.test import APIClient
 from crucible.accounts import services as accounts
 from crucible.accounts.models import AuditEvent, Membership, Role
 from experiments.models import (
-    Canary,
     Checkpoint,
-    Deployment,
     EvaluationReport,
     PreflightReport,
     Promotion,
@@ -44,6 +42,7 @@ from experiments.models import (
 )
 from experiments.services import evaluation, registry, reports, suites
 from experiments.services import experiments as experiment_service
+from serving.models import Canary, Deployment
 from tasks_app.models import ExampleProposal, LabelledExample
 from tasks_app.services import curricula
 from tests.experiments.reports_setup import finished_job

@@ -35,16 +35,9 @@ from schemathesis.specs.openapi.checks import (
 
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
-from experiments.models import (
-    Canary,
-    Checkpoint,
-    Deployment,
-    PreflightReport,
-    Replica,
-    Rollout,
-    Worker,
-)
+from experiments.models import Checkpoint, PreflightReport, Rollout, Worker
 from experiments.services import evaluation, experiments, registry, reports, runs, suites
+from serving.models import Canary, Deployment, Replica
 from tasks_app.services import curricula, example_proposals, pools, verifiers
 from tests.experiments.reports_setup import finished_job
 

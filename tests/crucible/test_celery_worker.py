@@ -61,5 +61,6 @@ def test_it_is_configured_for_long_reliable_jobs():
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1
     assert {q.name for q in conf.task_queues} == {"gpu", "cpu", "serve", "default"}
+    assert conf.task_routes["serving.tasks.serve_replica"] == {"queue": "serve"}
     assert conf.task_routes["experiments.tasks.serve_replica"] == {"queue": "serve"}
     assert conf.task_routes["experiments.tasks.run_training"] == {"queue": "gpu"}

@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from experiments.models import Canary, CanaryState, ModelAlias
+from experiments.models import ModelAlias
+from serving.models import Canary, CanaryState
 from tests.conftest import celery_worker
 from tests.e2e.conftest import login, screenshot
 from tests.e2e.test_runs import ROOT, asgi_page, asgi_server, models_dir, stack_env  # noqa: F401
-from tests.experiments.serving_setup import Served
+from tests.serving.serving_setup import Served
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,20 +14,18 @@ from django.test.utils import CaptureQueriesContext
 
 from experiments.catalogue import TINY_MODEL
 from experiments.models import (
-    Canary,
     Checkpoint,
-    Deployment,
     EvaluationReport,
     Experiment,
     MetricPoint,
     ModelAlias,
     ModelVersion,
     RegisteredModel,
-    Replica,
     Run,
     RunState,
 )
 from experiments.services import experiments
+from serving.models import Canary, Deployment, Replica
 from tests.experiments.reports_setup import finished_job
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
 

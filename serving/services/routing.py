@@ -27,7 +27,14 @@ from django.db import transaction
 from crucible.accounts.models import Team
 from tasks_app.services import pinning
 
-from ..models import Canary, Deployment, Replica, ReplicaRole
+from ..models import (
+    ACTIVE_CANARY_STATES,
+    LIVE_REPLICA_STATES,
+    Canary,
+    Deployment,
+    Replica,
+    ReplicaRole,
+)
 
 
 @dataclass(frozen=True)
@@ -50,15 +57,29 @@ def route(deployment: Deployment) -> Route:
         found = _routes.get(deployment.pk)
     if found is not None and found[0] > now and found[1] == revision:
         return found[2]
-    from . import canaries, deployments  # they import this module to forget
-
-    fresh = Route(
-        deployments.live_replica(deployment, ReplicaRole.PRODUCTION),
-        canaries.active(deployment),
-    )
+    fresh = Route(live_replica(deployment, ReplicaRole.PRODUCTION), active_canary(deployment))
     with _lock:
         _routes[deployment.pk] = (now + settings.SERVING_ROUTE_CACHE_S, revision, fresh)
     return fresh
+
+
+def live_replica(deployment: Deployment, role: str) -> Replica | None:
+    """The newest replica of ``role`` that is starting or serving."""
+    return (
+        deployment.replicas.filter(role=role, state__in=LIVE_REPLICA_STATES)
+        .select_related("version__model")
+        .order_by("-id")
+        .first()
+    )
+
+
+def active_canary(deployment: Deployment) -> Canary | None:
+    """The deployment's running, waiting or paused canary, with its replica and candidate."""
+    return (
+        Canary.objects.filter(deployment=deployment, state__in=ACTIVE_CANARY_STATES)
+        .select_related("replica__version__model", "candidate", "deployment__team")
+        .first()
+    )
 
 
 def forget(deployment_id: int) -> None:

@@ -8,7 +8,7 @@ from math import sqrt
 
 import pytest
 
-from experiments.canary_analysis import (
+from serving.canary_analysis import (
     Analysis,
     GuardrailError,
     Guardrails,

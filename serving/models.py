@@ -5,6 +5,9 @@ points at) through ``POST /api/v1/deployments/<slug>/generate``. Generation runs
 replica: a worker process on the ``serve`` queue that holds the model and answers over
 HTTP on the worker's host. A canary sends a share (split) or a copy (shadow) of the traffic
 to a candidate version's replica, step by step, and ends promoted or rolled back.
+
+The tables keep the names the ``experiments`` app gave them when it held these models
+(``db_table``): moving the models here changed no row.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class Deployment(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        db_table = "experiments_deployment"
         ordering = ["name", "id"]
         constraints = [
             models.UniqueConstraint(fields=["team", "slug"], name="deployment_slug_per_team")
@@ -102,6 +106,7 @@ class Replica(models.Model):
     stopped_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "experiments_replica"
         ordering = ["-id"]
 
     def __str__(self) -> str:
@@ -168,6 +173,7 @@ class Canary(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "experiments_canary"
         ordering = ["-id"]
         constraints = [
             models.UniqueConstraint(
@@ -243,6 +249,7 @@ class ServedRequest(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        db_table = "experiments_servedrequest"
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["deployment", "-created_at"], name="served_by_deployment"),

@@ -18,24 +18,26 @@ from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
+from crucible import jobs
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors, unique_conflicts_refused
 from crucible.realtime.publish import publish_to_team
+from experiments.model_format import SERVED_KEYS
+from experiments.models import ModelAlias, RegisteredModel
+from experiments.services import registry
 
-from ..model_format import SERVED_KEYS
+from ..jobs import SERVE_REPLICA
 from ..models import (
     ACTIVE_CANARY_STATES,
     LIVE_REPLICA_STATES,
     Canary,
     Deployment,
-    ModelAlias,
-    RegisteredModel,
     Replica,
     ReplicaRole,
     ReplicaState,
 )
-from . import registry, routing
+from . import routing
 
 RECENT_REPLICAS = 6
 """Replicas a deployment shows, newest first."""
@@ -129,14 +131,10 @@ def update(user: AbstractBaseUser, deployment: Deployment, **changes: Any) -> De
     return deployment
 
 
-def stop(user: AbstractBaseUser, deployment: Deployment) -> Deployment:
-    """Stop serving: replicas are told to stop, an active canary is cancelled."""
-    from . import canaries  # canaries import this module
-
+def stop_serving(user: AbstractBaseUser, deployment: Deployment) -> Deployment:
+    """Stop serving: replicas are told to stop. Its canary is not this module's to end:
+    ``canaries.stop_deployment`` cancels it first, then calls this."""
     with transaction.atomic():
-        canary = canaries.active(deployment)
-        if canary is not None:
-            canaries.end(canary, "cancelled", "the deployment was stopped", user=user)
         deployment.stopped = True
         deployment.updated_at = timezone.now()
         deployment.save(update_fields=["stopped", "updated_at"])
@@ -153,7 +151,7 @@ def restart(user: AbstractBaseUser, deployment: Deployment) -> Deployment:
         deployment.stopped = False
         deployment.updated_at = timezone.now()
         deployment.save(update_fields=["stopped", "updated_at"])
-        current = live_replica(deployment, ReplicaRole.PRODUCTION)
+        current = routing.live_replica(deployment, ReplicaRole.PRODUCTION)
         if current is None or is_stale(current):
             if current is not None:
                 mark_lost(current)
@@ -209,6 +207,13 @@ def _checked_format(served: Any) -> dict[str, Any]:
     return dict(served)
 
 
+def slugs_of_model(model: RegisteredModel, limit: int) -> list[str]:
+    """The registry's ``releases.DeploymentFinder``: what keeps ``model`` from being deleted."""
+    return list(
+        Deployment.objects.filter(registered_model=model).values_list("slug", flat=True)[:limit]
+    )
+
+
 def for_team(team_ids: list[int]) -> QuerySet[Deployment]:
     return Deployment.objects.filter(team_id__in=team_ids).select_related(
         "registered_model", "version", "team"
@@ -224,16 +229,9 @@ def start_replica(deployment: Deployment, role: str, version: Any = None) -> Rep
         deployment=deployment, version=version or deployment.version, role=role,
         message="waiting for a serving worker",
     )  # fmt: skip
-    replica_id = replica.pk
     routing.forget(deployment.pk)
-    transaction.on_commit(lambda: send(replica_id), robust=True)
+    jobs.send_on_commit(SERVE_REPLICA, replica.pk)
     return replica
-
-
-def send(replica_id: int) -> None:
-    from experiments.tasks import serve_replica  # the tasks module imports the services
-
-    serve_replica.apply_async(args=[replica_id], queue="serve")
 
 
 def stop_replica(replica: Replica, why: str) -> None:
@@ -244,16 +242,6 @@ def stop_replica(replica: Replica, why: str) -> None:
         state=state,
         message=why,
         stopped_at=timezone.now() if state == ReplicaState.STOPPED else None,
-    )
-
-
-def live_replica(deployment: Deployment, role: str) -> Replica | None:
-    """The newest replica of ``role`` that is starting or serving."""
-    return (
-        deployment.replicas.filter(role=role, state__in=LIVE_REPLICA_STATES)
-        .select_related("version__model")
-        .order_by("-id")
-        .first()
     )
 
 
@@ -287,7 +275,7 @@ def shown_replica(deployment: Deployment, role: str) -> Replica | None:
     """``live_replica`` from ``with_shown``'s prefetch when the row came through it."""
     live = getattr(deployment, "live_replicas", None)
     if live is None:
-        return live_replica(deployment, role)
+        return routing.live_replica(deployment, role)
     return next((replica for replica in live if replica.role == role), None)
 
 

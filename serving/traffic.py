@@ -20,7 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
-from experiments import keepalive
+from serving import keepalive
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,9 @@ from crucible.accounts.services import live_team_ids
 from crucible.realtime.consumers import AuthenticatedConsumer
 from crucible.realtime.groups import user_group
 
+from .api.deployments import CanarySerializer, canaries_with_relations
+from .models import Canary
+
 POLL_S = 0.5
 
 
@@ -57,8 +60,6 @@ class CanaryConsumer(AuthenticatedConsumer):
 
 
 def _visible(user_id: int, token_id: int | None, canary_id: int) -> bool:
-    from experiments.models import Canary
-
     team_ids = live_team_ids(user_id, token_id)
     if team_ids is None:
         return False
@@ -67,8 +68,6 @@ def _visible(user_id: int, token_id: int | None, canary_id: int) -> bool:
 
 def _frame(canary_id: int, seen: int) -> tuple[int, dict[str, Any] | None]:
     """The canary's revision, and its frame when that is not ``seen``."""
-    from experiments.api.deployments import CanarySerializer, canaries_with_relations
-
     revision = (
         canaries_with_relations().filter(pk=canary_id).values_list("revision", flat=True).first()
     )

@@ -31,6 +31,10 @@ from django.db import close_old_connections, connection
 from django.db.models import F, Q
 from django.utils import timezone
 
+from experiments import catalogue
+from experiments.adapters import verifier_reward_fn
+from experiments.model_format import ModelFormat
+from experiments.services.failures import failure_reason
 from tasks_app.services import pinning
 from training.config import ModelConfig, SamplingConfig
 from training.decode import make_generator
@@ -39,9 +43,6 @@ from training.models import load_model
 from training.prompting import answers_only
 from training.serving import BatchingServer, Limits, Pending, ServingHTTP
 
-from .. import catalogue
-from ..adapters import verifier_reward_fn
-from ..model_format import ModelFormat
 from ..models import (
     Deployment,
     JudgedAgainst,
@@ -50,7 +51,7 @@ from ..models import (
     RequestStatus,
     ServedRequest,
 )
-from . import deployments, training_job
+from . import canaries, deployments
 
 logger = logging.getLogger(__name__)
 HEARTBEAT_S = 2.0
@@ -67,7 +68,7 @@ def run_job(replica_id: int, worker: str) -> None:
         serve(replica)
     except Exception as exc:  # noqa: BLE001 - every failure ends on the replica, with its reason
         logger.exception("replica.failed", extra={"replica_id": replica_id})
-        _set(replica, ReplicaState.FAILED, training_job.failure_reason(exc)[:500])
+        _set(replica, ReplicaState.FAILED, failure_reason(exc)[:500])
 
 
 def claim(replica_id: int, worker: str) -> Replica | None:
@@ -188,7 +189,7 @@ class Recorder:
     def __init__(self, replica: Replica, observe: Callable[[int], None] | None = None) -> None:
         self.replica = replica
         self.verifiers: dict[int, RewardFn] = {}
-        self.observe = observe or _observe
+        self.observe = observe or canaries.observe
         self.last_observed: dict[int, float] = {}
         self.scheduled: set[int] = set()
 
@@ -284,9 +285,3 @@ def _judged_against(meta: Mapping[str, Any], passed: bool | None) -> str:
     if passed is None or said not in JudgedAgainst.values:
         return JudgedAgainst.NOTHING if passed is None else JudgedAgainst.CALLER
     return str(said)
-
-
-def _observe(canary_id: int) -> None:
-    from . import canaries  # canaries start and stop replicas through this package
-
-    canaries.observe(canary_id)

@@ -35,6 +35,8 @@ from django.utils import timezone
 
 from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors
+from experiments.models import ModelVersion, Promotion
+from experiments.services import registry, releases
 
 from .. import canary_analysis
 from ..models import (
@@ -44,14 +46,12 @@ from ..models import (
     CanaryState,
     Deployment,
     JudgedAgainst,
-    ModelVersion,
-    Promotion,
     ReplicaRole,
     ReplicaState,
     RequestStatus,
     ServedRequest,
 )
-from . import deployments, registry, routing
+from . import deployments, routing
 
 logger = logging.getLogger(__name__)
 DEFAULT_STEPS = {CanaryMode.SPLIT: [5, 25, 50], CanaryMode.SHADOW: [100]}
@@ -100,7 +100,7 @@ def start(
         rails = canary_analysis.Guardrails.from_dict(guardrails)
     except canary_analysis.GuardrailError as exc:
         raise field_errors([(f"guardrails.{exc.field}", exc.reason)]) from exc
-    if active(deployment) is not None:
+    if routing.active_canary(deployment) is not None:
         raise CanaryConflict("deployment", f"deployment {deployment.slug!r} already has a canary")
     try:
         with transaction.atomic():
@@ -135,14 +135,6 @@ def _checked_steps(mode: str, steps: Sequence[Any] | None) -> list[int]:
             raise field_errors([(f"steps[{i}]", "each step must take more traffic than the last")])
         out.append(share)
     return out
-
-
-def active(deployment: Deployment) -> Canary | None:
-    return (
-        Canary.objects.filter(deployment=deployment, state__in=ACTIVE_CANARY_STATES)
-        .select_related("replica__version__model", "candidate", "deployment__team")
-        .first()
-    )
 
 
 # --- watching --------------------------------------------------------------------------------
@@ -290,7 +282,7 @@ def promote(canary: Canary, user: AbstractBaseUser | None) -> None:
     deployment = canary.deployment
     # The alias moves even when nobody is left to name (the starter's account was removed).
     registry.set_alias(user or canary.created_by, canary.candidate, registry.PRODUCTION)
-    old = deployments.live_replica(deployment, ReplicaRole.PRODUCTION)
+    old = routing.live_replica(deployment, ReplicaRole.PRODUCTION)
     deployment.version = canary.candidate
     deployment.updated_at = timezone.now()
     deployment.save(update_fields=["version", "updated_at"])
@@ -321,6 +313,15 @@ def end(
     record(user, f"canary.{state}", canary, team=canary.deployment.team,
            changes={"reason": why, "candidate": canary.candidate.number})  # fmt: skip
     deployments.publish(canary.deployment, f"canary_{state}", canary=canary.pk)
+
+
+def stop_deployment(user: AbstractBaseUser, deployment: Deployment) -> Deployment:
+    """Stop serving: an active canary is cancelled, then the replicas are told to stop."""
+    with transaction.atomic():
+        canary = routing.active_canary(deployment)
+        if canary is not None:
+            end(canary, CanaryState.CANCELLED, "the deployment was stopped", user=user)
+        return deployments.stop_serving(user, deployment)
 
 
 def _save(canary: Canary) -> None:
@@ -428,6 +429,25 @@ def candidate_lost(canary: Canary, why: str) -> None:
 
 
 # --- the report ------------------------------------------------------------------------------
+
+
+def of_checkpoint(team_id: int, checkpoint_id: int, limit: int) -> list[releases.CanaryRelease]:
+    """The reports' ``releases.CanaryFinder``: the team's canaries of a checkpoint, newest
+    first, listed beside its evaluation report."""
+    rows = Canary.objects.filter(
+        candidate__checkpoint_id=checkpoint_id, deployment__team_id=team_id
+    ).select_related("deployment", "candidate__model")
+    return [
+        releases.CanaryRelease(
+            id=c.pk,
+            deployment=c.deployment.slug,
+            state=c.state,
+            reason=c.reason,
+            candidate=str(c.candidate),
+            created_at=c.created_at,
+        )  # fmt: skip
+        for c in rows.order_by("-id")[:limit]
+    ]
 
 
 def shadow_dropped(canary: Canary) -> None:

@@ -17,9 +17,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from experiments import traffic
-from experiments.models import Deployment
-from experiments.services import replay
+from serving import traffic
+from serving.models import Deployment
+from serving.services import replay
 
 
 class Command(BaseCommand):

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 
 from crucible.accounts.services import create_token, membership_of
+from experiments.model_format import ModelFormat
 from tasks_app.services import pinning
 
-from ..model_format import ModelFormat
 from ..models import ACTIVE_CANARY_STATES, Canary, Deployment
 
 

@@ -1,7 +1,7 @@
 """JSON POSTs on kept-alive HTTP connections, one pool per thread. Pure Python: no Django.
 
 Opening a TCP connection per request costs more than the tiny model's generation, so the
-web process (forwarding to replicas) and traffic clients (``experiments.traffic``) keep one
+web process (forwarding to replicas) and traffic clients (``serving.traffic``) keep one
 connection per host and thread. A kept connection the server closed while idle fails on its
 next request before the request reaches it; that request is sent again, once, on a new
 connection. A fresh connection that fails is never retried (the request may have arrived).

@@ -13,9 +13,9 @@ import uuid
 
 import pytest
 
-from experiments.models import Replica, ReplicaRole, ServedRequest
-from tests.experiments.serving_setup import Served, replica_thread
-from tests.experiments.test_deployments import URL, canary, deploy, generate, production_replica
+from serving.models import Replica, ReplicaRole, ServedRequest
+from tests.serving.serving_setup import Served, replica_thread
+from tests.serving.test_deployments import URL, canary, deploy, generate, production_replica
 from training.serving import SIGNATURE_HEADER, sign
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -49,6 +49,7 @@ def test_it_refuses_requests_the_platform_did_not_sign_and_logs_none_of_them(  #
         started = canary(api, "sorter", candidate.pk, steps=[50])
         replica = Replica.objects.get(deployment=deployment, role=ReplicaRole.PRODUCTION)
         (prompt, task), *_ = served.held_out(1)
+
         # A viewer who read the replica's address forges the candidate's failed answers.
         def forged() -> dict:  # noqa: E306
             return {"prompt": prompt, "meta": {
@@ -73,7 +74,12 @@ def test_it_refuses_requests_the_platform_did_not_sign_and_logs_none_of_them(  #
     shown = "".join(
         client.get(path).content.decode()
         for client in (api, client_for(teammate))
-        for path in (f"{URL}sorter/", URL, f"/api/v1/canaries/{started.pk}/", f"{URL}sorter/requests/")
+        for path in (
+            f"{URL}sorter/",
+            URL,
+            f"/api/v1/canaries/{started.pk}/",
+            f"{URL}sorter/requests/",
+        )
     )
     assert replica.address and replica.address not in shown
     assert f":{replica.address.rsplit(':', 1)[1]}" not in shown  # not even its port

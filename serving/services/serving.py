@@ -40,10 +40,10 @@ from typing import Any
 from django.conf import settings
 
 from crucible.api.field_errors import field_errors
+from experiments.model_format import ModelFormat, differences
 from training.serving import SIGNATURE_HEADER, sign
 
 from .. import keepalive
-from ..model_format import ModelFormat, differences
 from ..models import (
     Canary,
     CanaryMode,

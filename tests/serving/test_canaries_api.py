@@ -18,16 +18,10 @@ from django.utils import timezone
 
 from crucible.accounts import services as accounts
 from crucible.asgi import application
-from experiments.models import (
-    Canary,
-    CanaryState,
-    Deployment,
-    ModelVersion,
-    Replica,
-    ReplicaState,
-)
-from experiments.services import canaries, deployments, routing
-from tests.experiments.serving_setup import Served
+from experiments.models import ModelVersion
+from serving.models import Canary, CanaryState, Deployment, Replica, ReplicaState
+from serving.services import canaries, deployments, routing
+from tests.serving.serving_setup import Served
 from tests.websockets import close_code
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from experiments import keepalive
+from serving import keepalive
 
 
 class _Echo(BaseHTTPRequestHandler):

@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from experiments.models import CanaryState, JudgedAgainst, ServedRequest
-from experiments.services import serving
+from serving.models import CanaryState, JudgedAgainst, ServedRequest
+from serving.services import serving
 from tests.experiments.runs_setup import digit_verifier
-from tests.experiments.serving_setup import Served, replica_thread
-from tests.experiments.test_deployments import (
+from tests.serving.serving_setup import Served, replica_thread
+from tests.serving.test_deployments import (
     canary,
     deploy,
     fields,

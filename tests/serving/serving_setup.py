@@ -13,16 +13,10 @@ from pathlib import Path
 
 from django.db import connection
 
-from experiments.models import (
-    Checkpoint,
-    EvaluationReport,
-    ModelVersion,
-    RegisteredModel,
-    Replica,
-    ReplicaState,
-    Run,
-)
-from experiments.services import experiments, promotion, registry, replicas
+from experiments.models import Checkpoint, EvaluationReport, ModelVersion, RegisteredModel, Run
+from experiments.services import experiments, promotion, registry
+from serving.models import Replica, ReplicaState
+from serving.services import replicas
 from tasks_app.models import PoolVersion, VerifierVersion
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
 from tests.experiments.test_promotion import report_on

@@ -8,9 +8,9 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from experiments.models import ReplicaRole, ServedRequest
-from experiments.services import deployments
-from tests.experiments.serving_setup import Served, replica_thread
+from serving.models import ReplicaRole, ServedRequest
+from serving.services import deployments
+from tests.serving.serving_setup import Served, replica_thread
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -9,18 +9,18 @@ import urllib.request
 
 import pytest
 
-from experiments.models import (
+from experiments.models import ModelAlias
+from serving.models import (
     Canary,
     CanaryState,
     Deployment,
-    ModelAlias,
     Replica,
     ReplicaRole,
     ReplicaState,
     ServedRequest,
 )
-from experiments.services import routing
-from tests.experiments.serving_setup import Served, replica_thread
+from serving.services import routing
+from tests.serving.serving_setup import Served, replica_thread
 from training.serving import SIGNATURE_HEADER, sign
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

@@ -28,13 +28,12 @@ from rest_framework.response import Response
 from crucible.api.schema import ApiErrorsSerializer
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, visible_teams
 from crucible.api.serializers import StrictSerializer, documented_json
+from experiments.models import ModelVersion, RegisteredModel
 
 from ..models import (
     Canary,
     CanaryMode,
     Deployment,
-    ModelVersion,
-    RegisteredModel,
     Replica,
     ReplicaRole,
     ServedRequest,
@@ -173,7 +172,9 @@ class CanarySerializer(serializers.ModelSerializer):
     analysis = documented_json(AnalysisSerializer, read_only=True)
     history = documented_json(StepRecordSerializer(many=True), read_only=True)
     series = documented_json(SeriesPointSerializer(many=True), read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Canary
@@ -202,7 +203,9 @@ class DeploymentSerializer(serializers.ModelSerializer):
     )
     replicas = serializers.SerializerMethodField()
     canary = serializers.SerializerMethodField(help_text="The active canary, if any.")
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Deployment
@@ -427,7 +430,7 @@ class DeploymentViewSet(
     @action(detail=True, methods=["post"])
     def stop(self, request: Request, slug: str | None = None) -> Response:
         """Stop serving: replicas stop, an active canary is cancelled."""
-        made = deployments.stop(request.user, self.get_object())
+        made = canaries.stop_deployment(request.user, self.get_object())
         return Response(DeploymentSerializer(made).data)
 
     @extend_schema(request=None, responses={200: DeploymentSerializer})

@@ -1,0 +1,1 @@
+"""The serving REST API (deployments and canaries), registered in serving/urls.py."""
