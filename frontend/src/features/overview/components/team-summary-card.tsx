@@ -4,6 +4,7 @@ import { Card, QueryPlaceholder } from "@/components/ui/card";
 import type { MeTeam } from "@/lib/auth";
 
 import { useTeamSummary, type TeamSummary } from "../api/get-team-summary";
+import { useTeamWork } from "../api/get-team-work";
 
 const COUNTS: { key: keyof Omit<TeamSummary, "team">; label: string; to: string }[] = [
   { key: "families", label: "Task families", to: "/task-families" },
@@ -11,6 +12,27 @@ const COUNTS: { key: keyof Omit<TeamSummary, "team">; label: string; to: string 
   { key: "verifiers", label: "Verifiers", to: "/verifiers" },
   { key: "curricula", label: "Curricula", to: "/curricula" },
 ];
+
+/** The experiments and runs, from their own lists: "—" until (or unless) those answer. */
+function WorkCounts({ team }: { team: MeTeam }) {
+  const work = useTeamWork(team);
+  const counts = [
+    { label: "Experiments", to: "/experiments", value: work.data?.experiments },
+    { label: "Runs", to: "/runs", value: work.data?.runs },
+  ];
+  return (
+    <>
+      {counts.map(({ label, to, value }) => (
+        <div key={label} className="ov-count">
+          <dt>
+            <Link to={to}>{label}</Link>
+          </dt>
+          <dd className={value === undefined ? "subtle" : undefined}>{value ?? "—"}</dd>
+        </div>
+      ))}
+    </>
+  );
+}
 
 export function TeamSummaryCard({ team }: { team: MeTeam }) {
   const summary = useTeamSummary(team);
@@ -28,10 +50,7 @@ export function TeamSummaryCard({ team }: { team: MeTeam }) {
                 <dd>{summary.data[key]}</dd>
               </div>
             ))}
-            <div className="ov-count ov-count-later">
-              <dt>Experiments</dt>
-              <dd className="subtle">coming with runs</dd>
-            </div>
+            <WorkCounts team={team} />
           </dl>
         </div>
       )}

@@ -31,6 +31,8 @@ function mockOverview(counts: Parameters<typeof summary>[0], events: unknown[] =
     "GET /healthz": { body: HEALTH },
     "GET /api/v1/audit/": { body: paginated(events) },
     "GET /api/v1/teams/core/summary/": { body: summary(counts) },
+    "GET /api/v1/experiments/": { body: { ...paginated([]), count: 3 } },
+    "GET /api/v1/runs/": { body: { ...paginated([]), count: 7 } },
   });
 }
 
@@ -53,7 +55,7 @@ describe("overview", () => {
   });
 
   it("counts what the team has made, linking each count to its list", async () => {
-    mockOverview({ families: 2, pool_versions: 5, verifiers: 1, curricula: 1 });
+    const { requests } = mockOverview({ families: 2, pool_versions: 5, verifiers: 1, curricula: 1 });
     renderApp("/");
 
     const glance = await screen.findByRole("region", { name: "At a glance" });
@@ -61,10 +63,15 @@ describe("overview", () => {
       "href",
       "/task-families",
     );
+    await within(glance).findByText("7");
     const counts = within(glance)
       .getAllByRole("definition")
       .map((cell) => cell.textContent);
-    expect(counts).toEqual(["2", "5", "1", "1", "coming with runs"]);
+    expect(counts).toEqual(["2", "5", "1", "1", "3", "7"]);
+    expect(within(glance).getByRole("link", { name: "Experiments" })).toHaveAttribute("href", "/experiments");
+    expect(within(glance).getByRole("link", { name: "Runs" })).toHaveAttribute("href", "/runs");
+    const work = requests.filter((r) => r.path === "/api/v1/experiments/" || r.path === "/api/v1/runs/");
+    expect(work.map((r) => r.search)).toEqual(["?team=core&page_size=1", "?team=core&page_size=1"]);
     expect(within(glance).getByRole("link", { name: "Curricula" })).toHaveAttribute("href", "/curricula");
     expect(screen.queryByRole("region", { name: "First steps" })).toBeNull();
   });
