@@ -32,7 +32,7 @@ export function ModelRoute() {
               <RegisterVersion model={data.id} />
               {!data.versions.length && (
                 <EmptyState title="No versions yet">
-                  Register a checkpoint above by its id (a run's Checkpoints tab lists them).
+                  Pick a run and one of its checkpoints above (or name a base model as a baseline), then Register.
                 </EmptyState>
               )}
               <ul className="rg-versions" aria-label="Versions">

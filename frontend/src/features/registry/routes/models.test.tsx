@@ -134,6 +134,24 @@ describe("Models pages", () => {
     expect(await within(row).findByRole("alert")).toHaveTextContent("production needs a promoted checkpoint");
   });
 
+  it("points an empty registry and an empty model at the pickers, not at the API", async () => {
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/registered-models/": { body: paginated([]) },
+      "GET /api/v1/registered-models/9/": { body: { ...MODEL, versions: [] } },
+      "GET /api/v1/runs/": { body: paginated([]) },
+    });
+    const { unmount } = renderApp("/registry");
+    const empty = await screen.findByText("No registered models yet", {}, { timeout: 4000 });
+    expect(empty.parentElement).toHaveTextContent("“Register a version”");
+    expect(empty.parentElement).not.toHaveTextContent("/api/v1/");
+    unmount();
+    renderApp("/registry/9");
+    const none = await screen.findByText("No versions yet", {}, { timeout: 4000 });
+    expect(none.parentElement).toHaveTextContent("Pick a run and one of its checkpoints above");
+    expect(none.parentElement).not.toHaveTextContent("by its id");
+  });
+
   it("registers a checkpoint as the next version", async () => {
     const { requests } = mockApi({
       "GET /api/v1/auth/me/": { body: ME },

@@ -1,5 +1,5 @@
 // The team's model registry: each registered model with its aliases and latest version, and a
-// form to name a new one. Versions are registered from a checkpoint (POST /api/v1/model-versions/).
+// form to name a new one. Versions are registered on a model's page, from a checkpoint picked by run and step.
 import { useState } from "react";
 import { Link } from "react-router";
 
@@ -64,7 +64,7 @@ export function ModelsRoute() {
         <QueryPlaceholder query={models} />
         {models.data && !rows.length && (
           <EmptyState title="No registered models yet">
-            Name a model, then register a checkpoint into it (POST /api/v1/model-versions/).
+            Name a model above, then open it and pick a run and one of its checkpoints under “Register a version”.
           </EmptyState>
         )}
         {rows.length > 0 && (
