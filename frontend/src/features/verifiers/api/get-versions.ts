@@ -27,6 +27,8 @@ export function versionsQueryOptions(id: number) {
   });
 }
 
-export function useVersions(id: number) {
-  return useQuery(versionsQueryOptions(id));
+/** Nothing is asked while there is no saved verifier to ask about (`null`, or the 0 of a draft). */
+export function useVersions(id: number | null) {
+  const known = id !== null && id > 0;
+  return useQuery({ ...versionsQueryOptions(known ? id : 0), enabled: known });
 }

@@ -9,7 +9,7 @@ export type SpecSource = { kind: "draft" } | { kind: "saved"; verifierId: number
 
 /** The saved version a source names: its own choice, else the verifier's latest. */
 export function useSavedVersion(source: SpecSource) {
-  const versions = useVersions(source.kind === "saved" ? source.verifierId : 0);
+  const versions = useVersions(source.kind === "saved" ? source.verifierId : null);
   if (source.kind !== "saved") return { version: null, versions: undefined };
   const list = versions.data ?? [];
   const version = list.find((v) => v.id === source.versionId) ?? list[0] ?? null;

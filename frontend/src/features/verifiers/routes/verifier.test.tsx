@@ -194,6 +194,8 @@ describe("verifier playground", { timeout: 15_000 }, () => {
     };
     expect(body.spec.extract).toBe("python_block");
     expect(body.expected.entry_point).toBe("add");
+    // Running the draft names no saved verifier: its versions are not asked for.
+    expect(requests.filter((r) => /^\/api\/v1\/verifiers\/0\//.test(r.path))).toEqual([]);
   });
 
   function poolApi(extra: Record<string, MockHandler> = {}) {
