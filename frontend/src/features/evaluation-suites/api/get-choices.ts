@@ -1,12 +1,12 @@
 // What a suite or an evaluation chooses from: the team's verifiers (each with its latest
-// version) and the models an evaluation can load. The pool versions: `@/lib/pool-versions`.
+// version). The pool versions: `@/lib/pool-versions`; the models: `@/lib/worker-models`.
 import { queryOptions, useQuery } from "@tanstack/react-query";
 
 import { api } from "@/lib/api-client";
 import { listResults, type Paginated } from "@/lib/api-types";
 import { teamQuery, useCurrentTeam } from "@/lib/current-team";
 
-import type { AvailableModels, Verifier } from "./types";
+import type { Verifier } from "./types";
 
 export function verifiersQueryOptions(team: string | undefined) {
   return queryOptions({
@@ -19,15 +19,4 @@ export function verifiersQueryOptions(team: string | undefined) {
 export function useVerifiers() {
   const { team } = useCurrentTeam();
   return useQuery(verifiersQueryOptions(teamQuery(team).team));
-}
-
-/** Evaluations run on the cpu queue: the models its workers can load. */
-export function useEvaluationModels() {
-  return useQuery(
-    queryOptions({
-      queryKey: ["models", "cpu"],
-      queryFn: ({ signal }) => api.get<AvailableModels>("/api/v1/models/", { queue: "cpu" }, signal),
-      staleTime: 10_000,
-    }),
-  );
 }

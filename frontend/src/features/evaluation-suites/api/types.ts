@@ -14,4 +14,3 @@ export type EvaluationJob = Schemas["EvaluationJob"];
 export type EvaluationInput = Schemas["EvaluationCreateRequest"];
 export type PoolVersion = Schemas["PoolVersion"];
 export type Verifier = Schemas["Verifier"];
-export type AvailableModels = Schemas["AvailableModels"];

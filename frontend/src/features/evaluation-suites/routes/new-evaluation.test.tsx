@@ -26,25 +26,28 @@ describe("New evaluation", () => {
     const { requests } = suitesApi({
       "POST /api/v1/evaluations/": {
         status: 400,
-        body: { errors: [{ field: "model", code: "invalid", message: "unknown model 'gpt'; available: tiny-digit-sort" }] },
+        body: { errors: [{ field: "model", code: "invalid", message: "no running worker can load 'tiny-digit-sort'; available: none" }] },
       },
     });
     renderApp("/evaluations/new");
     const user = userEvent.setup();
 
     await user.click(await screen.findByRole("radio", { name: "A base model" }, { timeout: 5000 }));
-    await user.type(screen.getByLabelText("Base model"), "gpt");
+    const model = screen.getByLabelText("Base model");
+    expect(model.tagName).toBe("SELECT"); // the models running workers offer, as in the experiment wizard
+    await screen.findByRole("option", { name: "tiny-digit-sort" });
+    await user.selectOptions(model, "tiny-digit-sort");
     await user.click(screen.getByRole("radio", { name: "Chosen families" }));
     const family = screen.getByRole("group", { name: "Family 1" });
     await user.selectOptions(within(family).getByLabelText("Pool version"), "5");
     await user.selectOptions(within(family).getByLabelText("Verifier version"), "7");
     await user.click(screen.getByRole("button", { name: "Start evaluation" }));
 
-    await waitFor(() => expect(screen.getByLabelText("Base model")).toHaveAccessibleDescription(/unknown model 'gpt'/));
+    await waitFor(() => expect(screen.getByLabelText("Base model")).toHaveAccessibleDescription(/no running worker can load/));
     const post = requests.find((r) => r.method === "POST");
     expect(post?.body).toEqual({
       team: "core",
-      model: "gpt",
+      model: "tiny-digit-sort",
       families: [{ pool_version: 5, verifier_version: 7, threshold_pts: 2 }],
       k: 4,
       temperature: 1,
@@ -52,5 +55,14 @@ describe("New evaluation", () => {
       max_tasks: 200,
       seed: 0,
     });
+  });
+
+  it("keeps a model named by a link, saying no running worker offers it", async () => {
+    suitesApi();
+    renderApp("/evaluations/new?model=gpt");
+    const model = await screen.findByLabelText("Base model", {}, { timeout: 5000 });
+    expect(model).toHaveValue("gpt");
+    expect(await screen.findByRole("option", { name: "gpt (no running worker offers it)" })).toBeInTheDocument();
+    expect(screen.getByRole("option", { name: "tiny-digit-sort" })).toBeInTheDocument();
   });
 });

@@ -2,14 +2,16 @@ import { useState, type FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 
 import { CheckpointPicker } from "@/components/checkpoint-picker/checkpoint-picker";
+import { ModelSelect } from "@/components/model-select/model-select";
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { FormAlert, FormField } from "@/components/ui/form-field";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
 import { fieldErrors } from "@/lib/field-errors";
+import { useAvailableModels } from "@/lib/worker-models";
 import { usePoolVersions } from "@/lib/pool-versions";
 
-import { useEvaluationModels, useVerifiers } from "../api/get-choices";
+import { useVerifiers } from "../api/get-choices";
 import { useSuites } from "../api/get-suites";
 import { useStartEvaluation } from "../api/start-evaluation";
 import type { EvaluationInput, EvaluationSuite, PoolVersion, Verifier } from "../api/types";
@@ -60,7 +62,7 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
   const { team } = useCurrentTeam();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const models = useEvaluationModels();
+  const models = useAvailableModels("cpu");
   const start = useStartEvaluation();
   const [subject, setSubject] = useState<Subject>(params.get("model") ? "model" : "checkpoint");
   const [checkpoint, setCheckpoint] = useState(params.get("checkpoint") ?? "");
@@ -91,14 +93,7 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
         </FormField>
       ) : (
         <FormField className="es-field" label="Base model" hint={models.data?.detail || "A model of the catalogue."} error={errorFor("model")}>
-          {(control) => (
-            <>
-              <input {...control} className="input" list="es-models" value={model} onChange={(e) => setModel(e.target.value)} />
-              <datalist id="es-models">
-                {models.data?.models.map((m) => <option key={m.name} value={m.name} />)}
-              </datalist>
-            </>
-          )}
+          {(control) => <ModelSelect queue="cpu" value={model} onChange={setModel} control={control} />}
         </FormField>
       )}
       <Choice legend="On" value={source} options={[["suite", "From a suite"], ["families", "Chosen families"]]} onChange={setSource} />

@@ -4,8 +4,8 @@ import { Link } from "react-router";
 import { QueryPlaceholder } from "@/components/ui/card";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { FormAlert } from "@/components/ui/form-field";
+import { useAvailableModels, type AvailableModel } from "@/lib/worker-models";
 
-import { useAvailableModels, type AvailableModel } from "../api/get-available-models";
 import { isActiveJob, usePoolJobs } from "../api/get-pool-jobs";
 import { useStartGrading, type StartGradingInput } from "../api/start-grading";
 import type { JobStatus, PoolJob } from "../api/types";
