@@ -167,7 +167,7 @@ def test_it_launches_from_the_wizard_and_charts_the_run_live(asgi_page, e2e_user
     screenshot(page, "run-succeeded")
     page.get_by_role("link", name="Rollouts").click()
     expect(page.get_by_role("article").first).to_contain_text("sort ")
-    page.locator(".rn-layers-details summary").first.click()
+    page.locator(".rn-layers-toggle").first.click()
     expect(page.get_by_role("table", name="Layered verdict").first).to_contain_text("semantic")
     screenshot(page, "run-samples")
     page.get_by_role("link", name="Checkpoints").click()

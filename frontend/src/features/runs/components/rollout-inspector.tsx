@@ -120,6 +120,7 @@ function FlagForm({ runId, rollout, onDone }: { runId: number; rollout: Inspecte
 
 function CompletionRow({ runId, rollout, dim }: { runId: number; rollout: InspectedRollout; dim: boolean }) {
   const [flagging, setFlagging] = useState(false);
+  const [showLayers, setShowLayers] = useState(false);
   const layers = rollout.layers as Layer[];
   return (
     <>
@@ -128,13 +129,10 @@ function CompletionRow({ runId, rollout, dim }: { runId: number; rollout: Inspec
         <td className="rn-completion-cell">
           <pre className="rn-text rn-completion">{rollout.completion || <span className="subtle">(empty)</span>}</pre>
           {layers.length > 0 && (
-            <details className="rn-layers-details">
-              <summary>
-                {layers.length} layer{layers.length === 1 ? "" : "s"}:{" "}
-                {layers.map((l) => `${l.name ?? l.kind} ${l.skipped && !l.passed ? "skipped" : l.passed ? "✓" : "✗"}`).join(" · ")}
-              </summary>
-              <LayersTable layers={layers} />
-            </details>
+            <button type="button" className="rn-layers-toggle" aria-expanded={showLayers} onClick={() => setShowLayers(!showLayers)}>
+              <span aria-hidden="true">{showLayers ? "▾" : "▸"}</span> {layers.length} layer{layers.length === 1 ? "" : "s"}:{" "}
+              {layers.map((l) => `${l.name ?? l.kind} ${l.skipped && !l.passed ? "skipped" : l.passed ? "✓" : "✗"}`).join(" · ")}
+            </button>
           )}
         </td>
         <td>
@@ -166,6 +164,18 @@ function CompletionRow({ runId, rollout, dim }: { runId: number; rollout: Inspec
           )}
         </td>
       </tr>
+      {showLayers && (
+        // A row of its own, as wide as the card: inside the completion cell it widened that
+        // column until the Advantage and Flag columns left the card.
+        <tr className="rn-layers-row">
+          <td />
+          <td colSpan={6}>
+            <div className="rn-layers-scroll">
+              <LayersTable layers={layers} />
+            </div>
+          </td>
+        </tr>
+      )}
       {flagging && !rollout.flag && (
         <tr className="rn-flag-row">
           <td />

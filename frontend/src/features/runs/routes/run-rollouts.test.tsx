@@ -58,7 +58,13 @@ describe("Rollout inspector", () => {
     const failed = within(card).getByText("321").closest("tr")!;
     expect(failed).toHaveTextContent("wrong_answer");
     expect(failed).toHaveTextContent("-0.87");
-    expect(within(failed).getByRole("table", { name: "Layered verdict" })).toHaveTextContent("expected 123");
+    expect(within(card).queryByRole("table", { name: "Layered verdict" })).toBeNull();
+    fireEvent.click(within(failed).getByRole("button", { name: /2 layers/ }));
+    // In a row of its own under the completion, as wide as the card.
+    const layers = within(card).getByRole("table", { name: "Layered verdict" });
+    expect(layers).toHaveTextContent("expected 123");
+    expect(layers.closest("tr")?.previousElementSibling).toBe(failed);
+    expect(within(failed).getByRole("button", { name: /2 layers/ })).toHaveAttribute("aria-expanded", "true");
     expect(card).toHaveTextContent("verifier version 9");
   });
 
