@@ -62,6 +62,50 @@ def test_it_still_keeps_django_out_of_the_engine(tmp_path):
     assert check_layering.violations(root) == ["training/engine.py imports django"]
 
 
+@pytest.mark.parametrize(
+    "path, line",
+    [
+        ("experiments/services/registry.py", "from serving.services import deployments"),
+        ("experiments/api/reports.py", "import serving.models"),
+        ("tasks_app/services/pins.py", "from serving.models import Deployment"),
+        ("crucible/health.py", "from serving import keepalive"),
+    ],
+)
+def test_it_fails_when_a_lower_app_imports_serving(tmp_path, path, line):
+    root = tree(tmp_path, {path: f"{line}\n"})
+    assert check_layering.violations(root) == [f"{path} imports serving"]
+
+
+def test_it_fails_when_experiments_names_a_serving_task(tmp_path):
+    root = tree(tmp_path, {"experiments/services/x.py": 'send("serving.tasks.serve_replica")\n'})
+    assert check_layering.violations(root) == [
+        "experiments/services/x.py names serving.tasks.serve_replica"
+    ]
+
+
+def test_it_keeps_serving_services_one_way_relative_imports_included(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "serving/services/routing.py": "from . import deployments\n",
+            "serving/services/deployments.py": "from .canaries import end\n",
+            "serving/services/canaries.py": "from . import deployments, routing\n",
+        },
+    )
+    assert check_layering.violations(root) == [
+        "serving/services/routing.py imports serving.services.deployments",
+        "serving/services/deployments.py imports serving.services.canaries",
+    ]
+
+
+def test_it_keeps_django_out_of_the_canary_analysis(tmp_path):
+    code = "from django.conf import settings\nfrom .models import Canary\n"
+    root = tree(tmp_path, {"serving/canary_analysis.py": code})
+    assert check_layering.violations(root) == [
+        "serving/canary_analysis.py imports django, serving.models"
+    ]
+
+
 def test_it_exits_non_zero_and_says_why_from_the_command_line(tmp_path):
     result = subprocess.run(
         [sys.executable, str(SCRIPT)], capture_output=True, text=True, check=False
