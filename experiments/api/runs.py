@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -46,6 +47,10 @@ class RunSerializer(serializers.ModelSerializer):
     health = serializers.SerializerMethodField(
         help_text="Reward-hacking and drift signals as last checked; a breach may pause the run."
     )
+    heartbeat_stale_after_s = serializers.SerializerMethodField(
+        help_text="A running run silent this many seconds is taken for lost and queued again "
+        "(RUN_STALE_SECONDS)."
+    )
 
     class Meta:
         model = Run
@@ -78,6 +83,7 @@ class RunSerializer(serializers.ModelSerializer):
             "log_tail",
             "summary",
             "health",
+            "heartbeat_stale_after_s",
         ]
         read_only_fields = fields
 
@@ -88,6 +94,9 @@ class RunSerializer(serializers.ModelSerializer):
     @extend_schema_field(RunHealthSerializer)
     def get_health(self, run: Run) -> dict[str, Any]:
         return run_health(run)
+
+    def get_heartbeat_stale_after_s(self, run: Run) -> int:
+        return int(settings.RUN_STALE_SECONDS)
 
 
 class RunListSerializer(RunSerializer):

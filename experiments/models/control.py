@@ -1,4 +1,5 @@
-"""What people (and budgets) did to a run while it trained: pauses, resumes, curriculum edits."""
+"""What people (and budgets) did to a run while it trained: pauses, resumes, curriculum edits;
+and what happened to it: a lost worker, a resumption from a checkpoint."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ class RunEventKind(models.TextChoices):
     """The run crossed its budget and paused itself."""
     HEALTH = "health"
     """A reward-hacking or drift signal breached (and paused the run if the team asked)."""
+    WORKER_LOST = "worker_lost"
+    """The run's heartbeat went silent: its worker was taken for dead and the run re-queued."""
+    RECOVERED = "recovered"
+    """A later attempt took the run and resumed from its last checkpoint's step."""
 
 
 class RunEvent(models.Model):

@@ -34,7 +34,7 @@ from .. import config as cfg
 from ..jobs import RUN_TRAINING
 from ..models import Run, RunEvent, RunEventKind, RunState
 from ..models.runs import FINISHED_STATES
-from . import live, usage
+from . import live, run_events, usage
 
 logger = logging.getLogger(__name__)
 
@@ -48,16 +48,7 @@ def _refuse_finished(run: Run, action: str) -> None:
 def _event(
     user: AbstractBaseUser | None, run: Run, kind: str, *, reason: str = "", **fields: Any
 ) -> RunEvent:
-    event = RunEvent.objects.create(
-        run=run,
-        kind=kind,
-        reason=reason,
-        created_by=user if user is not None and user.is_authenticated else None,
-        requested_at_step=run.step,
-        **fields,
-    )
-    live.events_changed(run)
-    return event
+    return run_events.record(run, kind, user=user, reason=reason, **fields)
 
 
 # --- pause and resume -------------------------------------------------------------------------
@@ -247,7 +238,13 @@ def describe(event: RunEvent) -> str:
     if event.kind == RunEventKind.HEALTH:
         return f"Signal: {event.change.get('label', 'health')} breached"
     if event.kind != RunEventKind.CURRICULUM:
-        return {"pause": "Paused", "resume": "Resumed", "budget": "Over budget"}[event.kind]
+        return {
+            "pause": "Paused",
+            "resume": "Resumed",
+            "budget": "Over budget",
+            "worker_lost": "Worker lost, re-queued",
+            "recovered": f"Resumed from step {event.applied_at_step}",
+        }[event.kind]
     parts = []
     if "band" in event.change:
         low, high = event.change["band"]

@@ -25,7 +25,7 @@ from crucible.api.field_errors import field_errors
 from .. import config as cfg
 from ..jobs import RUN_TRAINING
 from ..models import Experiment, Rollout, Run, RunState
-from . import capacity, control, live, usage, workers
+from . import capacity, control, live, run_events, usage, workers
 
 logger = logging.getLogger(__name__)
 
@@ -149,6 +149,7 @@ def mark_resumed(run: Run, step: int) -> None:
     if run.attempts > 1:
         Run.objects.filter(held(run)).update(resumed_from_step=step, step=step)
         run.resumed_from_step, run.step = step, step
+        run_events.resumed(run, step)
 
 
 @transaction.atomic

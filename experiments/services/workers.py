@@ -41,7 +41,7 @@ from experiments import catalogue, memory
 from experiments.jobs import RUN_TRAINING
 from experiments.models import Run, RunState, Worker
 
-from . import live
+from . import live, run_events
 
 logger = logging.getLogger(__name__)
 NVIDIA_SMI_TIMEOUT_S = 10
@@ -244,7 +244,7 @@ def reap_stale_runs(now: datetime | None = None) -> list[int]:
     reapers (two workers) only one requeues it, and a run whose heartbeat came back is left.
     """
     requeued = []
-    for run in stale_runs(now).only("id", "worker", "cancel_requested", "pause_requested"):
+    for run in stale_runs(now).only("id", "worker", "step", "cancel_requested", "pause_requested"):
         if _requeue(run, now):
             requeued.append(run.id)
     return requeued
@@ -270,6 +270,7 @@ def _requeue(run: Run, now: datetime | None) -> bool:
     if not queued:
         return False
     logger.warning("run.requeued", extra={"run_id": run.pk, "lost_worker": run.worker})
+    run_events.worker_lost(run, run.worker)
     jobs.send_on_commit(RUN_TRAINING, run.pk)
     _published(run.pk)
     return True

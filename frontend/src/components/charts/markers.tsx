@@ -1,5 +1,5 @@
 // Vertical lines with a label across every chart of a page: what happened to a run at a step
-// (a curriculum change, a pause, a resume), so a bend in a curve can be read against its
+// (a curriculum change, a pause, a resume, a lost worker), so a bend in a curve can be read against its
 // cause. A page provides them once (ChartMarkersContext); each chart draws them on its canvas
 // and lists them under its legend, for readers who cannot see the canvas.
 import { createContext, useContext } from "react";
@@ -9,7 +9,7 @@ export type ChartMarker = {
   /** The step after which it took effect. */
   x: number;
   label: string;
-  /** Colours it: `curriculum`, `pause`, `resume` or `budget`. */
+  /** Colours it: `curriculum`, `pause`, `resume`, `budget`, `worker_lost` or `recovered`. */
   kind: string;
 };
 
@@ -24,6 +24,8 @@ export const MARKER_COLORS: Record<string, string> = {
   pause: "#b45309",
   budget: "#dc2626",
   resume: "#16a34a",
+  worker_lost: "#be123c",
+  recovered: "#0891b2",
 };
 const FALLBACK_COLOR = "#52525b";
 const LABEL_CHARS = 28;

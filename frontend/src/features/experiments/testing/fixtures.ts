@@ -172,6 +172,7 @@ export const EXPERIMENT_RUN = {
   failure_reason: "",
   summary: { "reward/mean": 0.9 },
   health: { step: null, signals: [] },
+  heartbeat_stale_after_s: 60,
 } satisfies RunListItem;
 
 /** Every endpoint the wizard reads, answering as a team with one curriculum and a worker. */

@@ -7,9 +7,6 @@ import { formatCost, formatHours } from "@/lib/usage-format";
 
 import { isActive, type Run } from "../api/types";
 
-/** A heartbeat older than this on a running run means its worker may have died (it is then queued again). */
-const STALE_HEARTBEAT_S = 60;
-
 function Stat({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
   return (
     <div className="rn-stat" data-testid={testId}>
@@ -19,14 +16,38 @@ function Stat({ label, children, testId }: { label: string; children: React.Reac
   );
 }
 
+/** Seconds since a running run's last heartbeat when it is past the reaper's threshold
+ * (`heartbeat_stale_after_s`); null while it is fresh or the run is not running. */
+export function staleHeartbeatAge(run: Run, now: Date): number | null {
+  if (run.state !== "running") return null;
+  const age = secondsSince(run.heartbeat_at ?? run.started_at, now);
+  return age !== null && age > run.heartbeat_stale_after_s ? age : null;
+}
+
 function Heartbeat({ run, now }: { run: Run; now: Date }) {
   const age = secondsSince(run.heartbeat_at, now);
   if (age === null) return <span className="subtle">none yet</span>;
-  const stale = run.state === "running" && age > STALE_HEARTBEAT_S;
+  const stale = staleHeartbeatAge(run, now) !== null;
   return (
     <span className={stale ? "rn-stale" : undefined} title={formatDateTime(run.heartbeat_at)}>
-      {formatDuration(age)} ago{stale && " — the worker may have stopped; the run will be queued again"}
+      {formatDuration(age)} ago
     </span>
+  );
+}
+
+/** A running run whose worker has gone silent: its charts are not frozen by a bug, its worker
+ * is likely gone. A running worker's reaper queues it again; it resumes from its last checkpoint. */
+export function LostWorkerNotice({ run, now }: { run: Run; now: Date }) {
+  const age = staleHeartbeatAge(run, now);
+  if (age === null) return null;
+  return (
+    <div className="alert alert-warning rn-lost-worker" role="alert">
+      <strong>
+        No heartbeat from {run.worker ? <span className="mono">{run.worker}</span> : "its worker"} for {formatDuration(age)}
+      </strong>{" "}
+      (a run silent for {formatDuration(run.heartbeat_stale_after_s)} is taken for lost). The worker may have stopped: the run is
+      queued again by the next running worker and resumes from its last checkpoint. If no worker runs, start one.
+    </div>
   );
 }
 

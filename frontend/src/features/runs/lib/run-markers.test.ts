@@ -33,6 +33,14 @@ describe("eventMarkers", () => {
     ]);
   });
 
+  it("marks a lost worker and the step the next attempt resumed from by their summaries", () => {
+    const markers = eventMarkers([event("worker_lost", 46, "Worker lost, re-queued"), event("recovered", 40, "Resumed from step 40")]);
+    expect(markers).toEqual([
+      { x: 46, kind: "worker_lost", label: "Worker lost, re-queued" },
+      { x: 40, kind: "recovered", label: "Resumed from step 40" },
+    ]);
+  });
+
   it("has none before the events load", () => {
     expect(eventMarkers(undefined)).toEqual([]);
   });

@@ -18,7 +18,7 @@ import { RolloutInspector } from "../components/rollout-inspector";
 import { PauseNotice, PauseResumeButton } from "../components/run-control";
 import { RunHealth } from "../components/run-health";
 import { RunControlPanel, RunMarkers } from "../components/run-control-panel";
-import { FailureNotice, RunSummary } from "../components/run-summary";
+import { FailureNotice, LostWorkerNotice, RunSummary } from "../components/run-summary";
 import "../runs.css";
 
 const TABS = [
@@ -101,6 +101,7 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
       />
       <div className="stack">
         <RunSummary run={run} now={now} />
+        <LostWorkerNotice run={run} now={now} />
         {run.cancel_requested && active && (
           <div className="alert alert-warning" role="status">
             Cancel requested: the run stops at the end of its current step.

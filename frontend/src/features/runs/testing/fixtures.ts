@@ -30,6 +30,7 @@ export const RUN: Run = {
   log_tail: "step 36/100 reward/mean=0.5\nstep 37/100 reward/mean=0.55\n",
   summary: { "reward/mean": 0.55, success: 0.6 },
   health: { step: null, signals: [] },
+  heartbeat_stale_after_s: 60,
 };
 
 export const FAILED_RUN: Run = {
