@@ -24,10 +24,12 @@ import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from training.budget import shape_of
+from training.model_info import describe
 
 TINY_MODEL = "tiny-digit-sort"
 TINY_SFT_STEPS = 600
@@ -40,6 +42,8 @@ CAUSAL_LM_SUFFIXES = ("ForCausalLM", "LMHeadModel")
 SAFETENSORS_HEADER_MAX_BYTES = 100 * 1024 * 1024
 """A header larger than this is not a real safetensors file: its parameters stay unknown."""
 _STAGING_SUFFIX = ".partial"
+DESCRIBED = ("architecture", "dtype", "context_length", "chat_template")
+"""What the model page shows of ``training.model_info.describe`` beside the parameter count."""
 
 
 class UnknownModel(ValueError):
@@ -60,6 +64,9 @@ class ModelEntry:
     shape: dict[str, int] | None = None
     """Sizes from config.json that a step's memory depends on (``training.budget.shape_of``),
     so a launch can be sized before any worker loads the model; None when unknown."""
+    info: dict[str, Any] | None = None
+    """``DESCRIBED`` keys of ``training.model_info.describe``: its architecture, stored dtype,
+    context length and whether its tokenizer has a chat template; None when unknown."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for the heartbeat and the API: the path relative to the models folder only."""
@@ -70,6 +77,7 @@ class ModelEntry:
             "parameters": self.parameters,
             "ready": self.ready,
             "shape": self.shape,
+            **{key: (self.info or {}).get(key) for key in DESCRIBED},
         }
 
 
@@ -83,13 +91,17 @@ def tiny_entry(models_dir: Path) -> ModelEntry:
     ready = is_model_dir(path)
     if not ready:
         return ModelEntry(TINY_MODEL, path, True, None, False)
-    return ModelEntry(TINY_MODEL, path, True, parameter_count(path), True, model_shape(path))
+    return ModelEntry(
+        TINY_MODEL, path, True, parameter_count(path), True, model_shape(path), model_info(path)
+    )
 
 
 def scan(models_dir: Path) -> list[ModelEntry]:
     """Hugging Face causal-LM directories up to ``SCAN_DEPTH`` levels down, sorted by name."""
     found = [
-        ModelEntry(name, path, False, parameter_count(path), True, model_shape(path))
+        ModelEntry(
+            name, path, False, parameter_count(path), True, model_shape(path), model_info(path)
+        )
         for name, path in _model_dirs(models_dir, models_dir, SCAN_DEPTH)
         if name != TINY_MODEL
     ]
@@ -118,6 +130,26 @@ def is_model_dir(path: Path) -> bool:
     architectures = config.get("architectures") or []
     # A config without architectures does not say; from_pretrained decides at load time.
     return not architectures or any(str(a).endswith(CAUSAL_LM_SUFFIXES) for a in architectures)
+
+
+def model_info(path: Path) -> dict[str, Any] | None:
+    """``DESCRIBED`` of the model directory ``path``, read once per version of its config and
+    tokenizer (a heartbeat lists the catalogue every few seconds)."""
+    try:
+        stamp = tuple((path / n).stat().st_mtime_ns for n in ("config.json", *TOKENIZER_FILES)
+                      if (path / n).is_file())  # fmt: skip
+    except OSError:
+        return None
+    return _described(path, stamp)
+
+
+@lru_cache(maxsize=256)
+def _described(path: Path, stamp: tuple[int, ...]) -> dict[str, Any] | None:
+    try:
+        info = describe(path)
+    except Exception:  # noqa: BLE001 - a directory it cannot read (remote code, a broken
+        return None  # tokenizer) is still listed, its details unknown
+    return {key: info[key] for key in DESCRIBED}
 
 
 def _read_config(path: Path) -> dict[str, Any] | None:

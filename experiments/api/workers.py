@@ -30,6 +30,21 @@ class LoadableModelSerializer(serializers.Serializer):
     ready = serializers.BooleanField(
         help_text="False for the built-in model until its first use builds it (about a minute)."
     )
+    # Defaults: a worker that reported before these were listed has none.
+    architecture = serializers.CharField(
+        allow_null=True, default=None, help_text="Its architecture (Qwen2ForCausalLM...)."
+    )
+    dtype = serializers.CharField(
+        allow_null=True, default=None, help_text="The dtype its weights are stored in."
+    )
+    context_length = serializers.IntegerField(
+        allow_null=True, default=None, help_text="Longest sequence, in tokens, it was built for."
+    )
+    chat_template = serializers.BooleanField(
+        allow_null=True,
+        default=None,
+        help_text="Its tokenizer has a chat template (needed for the chat prompt format).",
+    )
 
 
 class AvailableModelSerializer(LoadableModelSerializer):
@@ -140,4 +155,3 @@ class AvailableModelsView(APIView):
             {"models": available.models, "workers": available.workers, "detail": available.detail}
         )
         return Response(body.data)
-

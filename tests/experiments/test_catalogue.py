@@ -12,7 +12,7 @@ import pytest
 
 from experiments import catalogue
 from experiments.catalogue import TINY_MODEL, UnknownModel
-from training import digits
+from training import digits, tiny_models
 from training.models import build_tiny_model, save_model, train_tokenizer
 
 
@@ -47,6 +47,22 @@ def test_it_lists_the_builtin_model_and_hugging_face_directories(tmp_path, tiny_
         "parameters": tiny_pair[0].num_parameters(),
         "ready": True,
         "shape": {"hidden": 32, "layers": 1, "vocab": len(tiny_pair[1]), "kv_dim": 32},
+        "architecture": "LlamaForCausalLM",
+        "dtype": "float32",
+        "context_length": tiny_pair[0].config.max_position_embeddings,
+        "chat_template": False,
+    }
+
+
+def test_it_describes_a_chat_model_for_the_model_page(tmp_path):
+    tiny_models.build("qwen2", tmp_path / "chat", max_position_embeddings=256)
+    (entry,) = catalogue.scan(tmp_path)
+    described = {key: entry.to_dict()[key] for key in catalogue.DESCRIBED}
+    assert described == {
+        "architecture": "Qwen2ForCausalLM",
+        "dtype": "float32",
+        "context_length": 256,
+        "chat_template": True,
     }
 
 

@@ -13,9 +13,20 @@ from experiments.models import Worker
 pytestmark = pytest.mark.django_db
 
 
+QWEN_INFO = {
+    "architecture": "Qwen2ForCausalLM",
+    "dtype": "bfloat16",
+    "context_length": 32768,
+    "chat_template": True,
+}
+
+
 def entry(name: str) -> dict:
+    """A heartbeat's entry: the org/qwen one described, the others as a worker that reported
+    before models were described lists them."""
     builtin = name == TINY_MODEL
-    return {"name": name, "path": name, "builtin": builtin, "parameters": 7, "ready": True}
+    info = QWEN_INFO if name == "org/qwen" else {}
+    return {"name": name, "path": name, "builtin": builtin, "parameters": 7, "ready": True, **info}
 
 
 @pytest.fixture
@@ -62,6 +73,7 @@ def test_it_lists_workers_with_what_they_report_to_a_member_of_any_team(
         "memory": 128 * 2**30,
     }
     assert body[0]["loadable"][1] == entry("org/qwen")
+    assert body[0]["loadable"][0] == {**entry(TINY_MODEL), **dict.fromkeys(QWEN_INFO)}
     assert "pid" not in body[0]
 
 
