@@ -210,6 +210,7 @@ SPECTACULAR_SETTINGS = {
         "ReplicaRoleEnum": "serving.models.ReplicaRole",
         "CanaryModeEnum": "serving.models.CanaryMode",
         "CanaryDecisionEnum": "serving.services.canaries.DECISIONS",
+        "PromptFormatKindEnum": "training.prompting.KINDS",
     },
 }
 

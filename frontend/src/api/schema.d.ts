@@ -2114,6 +2114,14 @@ export interface components {
             parameters: number | null;
             /** @description False for the built-in model until its first use builds it (about a minute). */
             ready: boolean;
+            /** @description Its architecture (Qwen2ForCausalLM...). */
+            architecture?: string | null;
+            /** @description The dtype its weights are stored in. */
+            dtype?: string | null;
+            /** @description Longest sequence, in tokens, it was built for. */
+            context_length?: number | null;
+            /** @description Its tokenizer has a chat template (needed for the chat prompt format). */
+            chat_template?: boolean | null;
             /** @description Running workers that can load it. */
             workers: string[];
         };
@@ -3015,6 +3023,10 @@ export interface components {
             rollout_groups: number;
             /** @description What each run may use; a run that crosses it pauses itself and says why. */
             budget: components["schemas"]["Budget"];
+            /** @description How each task's prompt becomes model input: ``raw`` (the text as it is) or ``chat`` (the model's chat template, an optional system prompt, a reasoning section cut before the verifier reads the answer). Null (stored: absent, and a raw format is stored so): raw. */
+            prompt_format?: components["schemas"]["PromptFormat"];
+            /** @description Train LoRA adapters on the frozen base instead of every weight; the run's checkpoints are adapters. Null (stored: absent, and rank 0 is stored so): full fine-tuning. */
+            lora?: components["schemas"]["LoraConfig"];
         };
         ExperimentConfigInputRequest: {
             /** @description The families trained on and the policy that moves their difficulty. On input it may instead be ``{"saved": <curriculum id>, "verifiers": {"<pool version id>": <verifier version id>}}``, which copies a saved curriculum in. */
@@ -3062,6 +3074,10 @@ export interface components {
             rollout_groups: number;
             /** @description What each run may use; a run that crosses it pauses itself and says why. */
             budget?: components["schemas"]["BudgetInputRequest"];
+            /** @description How each task's prompt becomes model input: ``raw`` (the text as it is) or ``chat`` (the model's chat template, an optional system prompt, a reasoning section cut before the verifier reads the answer). Null (stored: absent, and a raw format is stored so): raw. */
+            prompt_format?: components["schemas"]["PromptFormatInputRequest"] | null;
+            /** @description Train LoRA adapters on the frozen base instead of every weight; the run's checkpoints are adapters. Null (stored: absent, and rank 0 is stored so): full fine-tuning. */
+            lora?: components["schemas"]["LoraConfigInputRequest"] | null;
         };
         /**
          * @description A field a form or multipart body leaves out is left out, as in a JSON body.
@@ -4018,6 +4034,14 @@ export interface components {
             parameters: number | null;
             /** @description False for the built-in model until its first use builds it (about a minute). */
             ready: boolean;
+            /** @description Its architecture (Qwen2ForCausalLM...). */
+            architecture?: string | null;
+            /** @description The dtype its weights are stored in. */
+            dtype?: string | null;
+            /** @description Longest sequence, in tokens, it was built for. */
+            context_length?: number | null;
+            /** @description Its tokenizer has a chat template (needed for the chat prompt format). */
+            chat_template?: boolean | null;
         };
         /**
          * @description A field a form or multipart body leaves out is left out, as in a JSON body.
@@ -4030,6 +4054,41 @@ export interface components {
         LoginRequest: {
             username: string;
             password: string;
+        };
+        /** @description Train low-rank adapters on the frozen base model instead of every weight. */
+        LoraConfig: {
+            /** @description Rank r of each adapter (0 = off: full fine-tuning). 8 to 64 is usual. */
+            rank: number;
+            /** @description Scale: an adapter's update is multiplied by alpha / rank. */
+            alpha: number;
+            /**
+             * Format: double
+             * @description Dropout on each adapter's input while training. Accepted: at least 0 and below 1.
+             */
+            dropout: number;
+            /** @description Names of the linear layers to adapt; None = every attention and MLP projection of the model's architecture (Llama, Qwen2, Qwen3, Mistral, Gemma, Phi-3, GPT-2). */
+            target_modules: string[] | null;
+        };
+        /** @description Train low-rank adapters on the frozen base model instead of every weight. */
+        LoraConfigInputRequest: {
+            /**
+             * @description Rank r of each adapter (0 = off: full fine-tuning). 8 to 64 is usual.
+             * @default 0
+             */
+            rank: number;
+            /**
+             * @description Scale: an adapter's update is multiplied by alpha / rank.
+             * @default 16
+             */
+            alpha: number;
+            /**
+             * Format: double
+             * @description Dropout on each adapter's input while training. Accepted: at least 0 and below 1.
+             * @default 0
+             */
+            dropout: number;
+            /** @description Names of the linear layers to adapt; None = every attention and MLP projection of the model's architecture (Llama, Qwen2, Qwen3, Mistral, Gemma, Phi-3, GPT-2). */
+            target_modules?: string[] | null;
         };
         Me: {
             id: number;
@@ -5075,6 +5134,47 @@ export interface components {
             /** @description Approvals of the report over a regressed family, with their written reasons; empty when nothing regressed (absent in lineages frozen before overrides). */
             overrides?: components["schemas"]["RegressionOverride"][];
         };
+        /** @description How a task's prompt becomes model input, and where the answer starts in a completion. */
+        PromptFormat: {
+            /**
+             * @description `raw`: the prompt text as it is (no template, no special tokens); `chat`: the tokenizer's chat template around the system prompt and the prompt as the user's turn.
+             *
+             *     * `raw` - raw
+             *     * `chat` - chat
+             */
+            kind: components["schemas"]["PromptFormatKindEnum"];
+            /** @description Chat only: the system turn before each prompt; None or empty: no system turn. */
+            system_prompt: string | null;
+            /** @description Chat only: the tags around a reasoning section. What the model writes inside them is not part of its answer: the verifier reads the text after the closing tag. */
+            reasoning_tags: string[];
+        };
+        /** @description How a task's prompt becomes model input, and where the answer starts in a completion. */
+        PromptFormatInputRequest: {
+            /**
+             * @description `raw`: the prompt text as it is (no template, no special tokens); `chat`: the tokenizer's chat template around the system prompt and the prompt as the user's turn.
+             *
+             *     * `raw` - raw
+             *     * `chat` - chat
+             * @default raw
+             */
+            kind: components["schemas"]["PromptFormatKindEnum"];
+            /** @description Chat only: the system turn before each prompt; None or empty: no system turn. */
+            system_prompt?: string | null;
+            /**
+             * @description Chat only: the tags around a reasoning section. What the model writes inside them is not part of its answer: the verifier reads the text after the closing tag.
+             * @default [
+             *       "<think>",
+             *       "</think>"
+             *     ]
+             */
+            reasoning_tags: string[];
+        };
+        /**
+         * @description * `raw` - raw
+         *     * `chat` - chat
+         * @enum {string}
+         */
+        PromptFormatKindEnum: "raw" | "chat";
         /**
          * @description * `template` - template
          *     * `as_is` - as_is
