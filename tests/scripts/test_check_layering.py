@@ -95,6 +95,8 @@ def test_it_keeps_serving_services_one_way_relative_imports_included(tmp_path):
     assert check_layering.violations(root) == [
         "serving/services/routing.py imports serving.services.deployments",
         "serving/services/deployments.py imports serving.services.canaries",
+        "import cycle: serving.services.canaries -> serving.services.deployments"
+        " -> serving.services.canaries",
     ]
 
 
@@ -104,6 +106,124 @@ def test_it_keeps_django_out_of_the_canary_analysis(tmp_path):
     assert check_layering.violations(root) == [
         "serving/canary_analysis.py imports django, serving.models"
     ]
+
+
+@pytest.mark.parametrize(
+    "line, named",
+    [
+        ("from experiments.services import runs", "experiments.services.runs"),
+        ("import tasks_app.services.pinning", "tasks_app.services.pinning"),
+        ("from ..models import Run", "experiments.models"),
+        ("from . import runs", "experiments.services.runs"),
+        ("from training.engine import train  # noqa: F401", "training.engine"),
+    ],
+)
+def test_it_fails_on_an_import_of_our_code_inside_a_function(tmp_path, line, named):
+    code = f"import json\n\n\ndef send(run_id):\n    {line}\n    return run_id\n"
+    root = tree(
+        tmp_path,
+        {
+            "experiments/services/workers.py": code,
+            "experiments/services/runs.py": "",
+            "experiments/models.py": "",
+        },
+    )
+    assert check_layering.violations(root) == [
+        f"experiments/services/workers.py:5 imports {named} inside a function"
+    ]
+
+
+def test_it_allows_a_local_import_in_ready_under_type_checking_or_saying_why(tmp_path):
+    apps = (
+        "from django.apps import AppConfig\n\n\n"
+        "class ExperimentsConfig(AppConfig):\n"
+        "    def ready(self):\n"
+        "        from .services import workers\n"
+    )
+    light = (
+        "from typing import TYPE_CHECKING\n\n\n"
+        "def build(path):\n"
+        "    import torch\n"
+        "    from training.demo import cached_base  # torch loads only when building\n"
+        "    if TYPE_CHECKING:\n"
+        "        from training.models import Policy\n"
+        "    return cached_base(path)\n"
+    )
+    root = tree(tmp_path, {"experiments/apps.py": apps, "experiments/catalogue.py": light})
+    assert check_layering.violations(root) == []
+
+
+def test_it_fails_on_an_import_cycle_naming_its_path(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "experiments/services/__init__.py": "",
+            "experiments/services/evaluation.py": "from . import training_job\n",
+            "experiments/services/training_job.py": "from experiments.services import suites\n",
+            "experiments/services/suites.py": "from .evaluation import Settings\n",
+            "experiments/services/runs.py": "from . import suites\n",
+        },
+    )
+    assert check_layering.violations(root) == [
+        "import cycle: experiments.services.evaluation -> experiments.services.training_job"
+        " -> experiments.services.suites -> experiments.services.evaluation"
+    ]
+
+
+def test_it_counts_only_the_imports_a_module_runs_when_it_loads(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "tasks_app/services/pools.py": "from . import pool_jobs\n",
+            "tasks_app/services/pool_jobs.py": (
+                "from typing import TYPE_CHECKING\n\n"
+                "if TYPE_CHECKING:\n"
+                "    from .pools import Task\n\n\n"
+                "def start(job):\n"
+                "    from . import pools  # pools queues through this module\n"
+            ),
+        },
+    )
+    assert check_layering.violations(root) == []
+
+
+def test_it_reads_from_a_package_a_name_its_init_defines_as_an_import_of_the_package(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "tasks_app/verifiers/__init__.py": "from tasks_app.verifiers.runner import judge\n",
+            "tasks_app/verifiers/runner.py": "from tasks_app.verifiers.layers import json_layers\n",
+            "tasks_app/verifiers/safe_regex.py": "",
+            "tasks_app/verifiers/layers/json_layers.py": (
+                "from tasks_app.verifiers import safe_regex\n"  # a submodule: no cycle
+                "from tasks_app.verifiers import judge\n"  # the package's own name: a cycle
+            ),
+        },
+    )
+    assert check_layering.violations(root) == [
+        "import cycle: tasks_app.verifiers -> tasks_app.verifiers.runner"
+        " -> tasks_app.verifiers.layers.json_layers -> tasks_app.verifiers"
+    ]
+
+
+@pytest.mark.parametrize(
+    "path, line, bad",
+    [
+        ("experiments/stats.py", "from django.db import models", "django"),
+        ("experiments/sizing.py", "from .models import Run", "experiments.models"),
+        ("experiments/health.py", "from experiments.services import live", "experiments.services"),
+        ("experiments/downsample.py", "from crucible.accounts.models import Team", "crucible"),
+    ],
+)
+def test_it_keeps_django_out_of_the_pure_experiments_modules(tmp_path, path, line, bad):
+    root = tree(tmp_path, {path: f"{line}\n", "experiments/stats_view.py": f"{line}\n"})
+    assert check_layering.violations(root) == [f"{path} imports {bad}"]
+
+
+def test_it_finds_nothing_about_serving_where_there_is_no_serving_package(tmp_path):
+    root = tree(tmp_path, {"experiments/services/registry.py": "from . import runs\n"})
+    assert not (root / "serving").exists()
+    assert check_layering.violations(root) == []
 
 
 def test_it_exits_non_zero_and_says_why_from_the_command_line(tmp_path):
