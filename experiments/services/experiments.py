@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
+from crucible import jobs
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.api.errors import flatten
@@ -23,6 +24,7 @@ from crucible.api.field_errors import field_errors
 from tasks_app.services import pinning
 
 from .. import config as cfg
+from ..jobs import RUN_TRAINING
 from ..models import Experiment, PreflightReport
 from . import suites, workers
 
@@ -127,7 +129,7 @@ def _check_verifiers(team: Team, parsed: cfg.ExperimentConfig) -> None:
 
 
 def _check_model(name: str) -> None:
-    problem = workers.model_problem(name, queue="gpu")
+    problem = workers.model_problem(name, queue=jobs.queue_of(RUN_TRAINING))
     if problem:
         raise field_errors([("config.model", problem)], code="unavailable")
 

@@ -69,7 +69,7 @@ def start(
 ) -> PreflightReport:
     """Queue a pre-flight of ``config`` (a 400 naming the field when it is not valid)."""
     canonical = experiments.resolve_config(team, config)
-    problem = workers.model_problem(canonical["model"], queue="cpu")
+    problem = workers.model_problem(canonical["model"], queue=jobs.queue_of(RUN_PREFLIGHT))
     if problem:
         raise field_errors([("config.model", problem)], code="unavailable")
     with transaction.atomic():
