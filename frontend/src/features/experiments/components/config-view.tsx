@@ -52,6 +52,17 @@ export function ConfigView({ config, hash }: { config: ExperimentConfig; hash: s
             <dd className="mono">{config.model}</dd>
           </div>
           <div>
+            <dt>Prompt format</dt>
+            <dd>
+              {config.prompt_format?.kind === "chat" ? "Chat template" : "Raw prompt"}
+              {config.prompt_format?.system_prompt && <span className="subtle"> with a system prompt</span>}
+            </dd>
+          </div>
+          <div>
+            <dt>Weights trained</dt>
+            <dd>{config.lora ? `LoRA rank ${config.lora.rank}, alpha ${config.lora.alpha}` : "All"}</dd>
+          </div>
+          <div>
             <dt>Algorithm</dt>
             <dd>{config.algorithm.toUpperCase()}</dd>
           </div>

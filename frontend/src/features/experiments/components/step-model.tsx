@@ -1,7 +1,9 @@
 import { QueryPlaceholder } from "@/components/ui/card";
 
 import { useModels } from "../api/get-models";
+import type { AvailableModels } from "../api/types";
 import type { Draft } from "../lib/draft";
+import { ModelTrainingOptions } from "./model-training-options";
 import { WizardField } from "./wizard-field";
 
 function parameters(count: number | null): string {
@@ -11,8 +13,17 @@ function parameters(count: number | null): string {
   return `${Math.round(count / 1e3)}k parameters`;
 }
 
-/** Step 2: a model some running training worker can load, and nothing else. */
-export function StepModel({ draft, error, onChange }: { draft: Draft; error?: string; onChange: (draft: Draft) => void }) {
+/** What the worker read of the model's directory; a detail it could not read is left out. */
+function details(model: AvailableModels["models"][number]): string {
+  const context = model.context_length ? `${model.context_length.toLocaleString("en")} tokens of context` : null;
+  const chat = model.chat_template === true ? "chat template" : model.chat_template === false ? "no chat template" : null;
+  return [model.architecture, model.dtype, context, chat].filter(Boolean).join(" · ");
+}
+
+/** Step 2: a model some running training worker can load, how its prompts are formatted, and
+ * whether it trains every weight or LoRA adapters. */
+export function StepModel({ draft, errors, onChange }: { draft: Draft; errors: Record<string, string>; onChange: (draft: Draft) => void }) {
+  const error = errors["config.model"];
   const models = useModels();
   const chosen = models.data?.models.find((m) => m.name === draft.model);
   return (
@@ -54,6 +65,7 @@ export function StepModel({ draft, error, onChange }: { draft: Draft; error?: st
             {chosen.builtin && <span className="ex-chip">built-in demo model</span>}
             <span className="subtle">{parameters(chosen.parameters)}</span>
           </div>
+          {details(chosen) && <div className="subtle">{details(chosen)}</div>}
           <div className="subtle">
             {chosen.ready ? "Ready on" : "Built on first use (about a minute) by"} {chosen.workers.join(", ")}
             {chosen.builtin && ". It comes warm-started on digit sorting, so a run on the digit-sort family visibly learns on a CPU within minutes."}
@@ -61,6 +73,7 @@ export function StepModel({ draft, error, onChange }: { draft: Draft; error?: st
         </div>
       )}
       {error && !models.data?.models.length && <div className="field-error">{error}</div>}
+      <ModelTrainingOptions draft={draft} model={chosen} errors={errors} onChange={onChange} />
     </div>
   );
 }

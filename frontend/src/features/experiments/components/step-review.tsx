@@ -85,6 +85,10 @@ export function StepReview({
         </Row>
         <Row label="Model" step="model" onEdit={onEdit}>
           {draft.model || "none chosen"}
+          <span className="subtle">
+            {draft.promptFormat === "chat" ? ", chat format" : ", raw prompts"}
+            {draft.loraRank.trim() === "0" ? ", every weight trained" : `, LoRA rank ${draft.loraRank}`}
+          </span>
         </Row>
         <Row label="Algorithm" step="algorithm" onEdit={onEdit}>
           {draft.algorithm.toUpperCase()}

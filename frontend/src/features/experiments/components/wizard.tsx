@@ -113,7 +113,7 @@ export function Wizard({ initial, parent }: { initial: Draft; parent: { id: numb
             </div>
           )}
           {step === "curriculum" && <StepCurriculum draft={draft} errors={errors} onChange={setDraft} />}
-          {step === "model" && <StepModel draft={draft} error={errors["config.model"]} onChange={setDraft} />}
+          {step === "model" && <StepModel draft={draft} errors={errors} onChange={setDraft} />}
           {step === "algorithm" && <StepAlgorithm draft={draft} errors={errors} onChange={setDraft} />}
           {step === "evaluation" && <StepEvaluation draft={draft} errors={errors} onChange={setDraft} />}
           {step === "resources" && <StepResources draft={draft} errors={errors} onChange={setDraft} />}

@@ -37,6 +37,25 @@ describe("the experiment draft", () => {
     });
   });
 
+  it("sends a chat format and LoRA, none when the rank is 0, and keeps them when cloning", () => {
+    expect(stepOf("config.prompt_format.system_prompt")).toBe("model");
+    expect(stepOf("config.lora.alpha")).toBe("model");
+    const raw = buildConfig(emptyDraft(), grpo);
+    expect([raw.prompt_format, raw.lora]).toEqual([{ kind: "raw" }, null]);
+    const draft = { ...emptyDraft(), promptFormat: "chat" as const, systemPrompt: "  ", loraRank: "16", loraAlpha: "32", loraDropout: "0.05" };
+    const config = buildConfig(draft, grpo);
+    expect(config.prompt_format).toEqual({ kind: "chat", system_prompt: null });
+    expect(config.lora).toEqual({ rank: 16, alpha: 32, dropout: 0.05, target_modules: null });
+    const stored = {
+      ...EXPERIMENT.config,
+      prompt_format: { kind: "chat" as const, system_prompt: "Be brief.", reasoning_tags: ["<think>", "</think>"] },
+      lora: { rank: 8, alpha: 16, dropout: 0, target_modules: ["q_proj", "v_proj"] },
+    };
+    const clone = draftFromExperiment({ ...EXPERIMENT, config: stored }, ALGORITHMS);
+    expect([clone.promptFormat, clone.systemPrompt, clone.loraRank, clone.loraTargets]).toEqual(["chat", "Be brief.", "8", "q_proj, v_proj"]);
+    expect(draftFromExperiment(EXPERIMENT, ALGORITHMS).loraRank).toBe("0");
+  });
+
   it("keeps values set for fields the next algorithm also has", () => {
     const draft = { ...emptyDraft(), hyper: { group_size: "4", learning_rate: "0.01" } };
     expect(switchAlgorithm(draft, ALGORITHMS[1]!).hyper).toEqual({ group_size: "4" });

@@ -56,6 +56,16 @@ export type Draft = {
   /** Each run's budget, as typed; blank: no limit. */
   maxWorkerHours: string;
   maxCost: string;
+  /** How prompts become model input: as written, or inside the model's chat template. */
+  promptFormat: "raw" | "chat";
+  /** Chat only: the system turn before each prompt; blank: none. */
+  systemPrompt: string;
+  /** LoRA, as typed: rank 0 is off (every weight trained). */
+  loraRank: string;
+  loraAlpha: string;
+  loraDropout: string;
+  /** Comma-separated layer names; blank: the architecture's attention and MLP projections. */
+  loraTargets: string;
 };
 
 export function emptyDraft(): Draft {
@@ -77,6 +87,12 @@ export function emptyDraft(): Draft {
     preset: null,
     maxWorkerHours: "",
     maxCost: "",
+    promptFormat: "raw",
+    systemPrompt: "",
+    loraRank: "0",
+    loraAlpha: "16",
+    loraDropout: "0",
+    loraTargets: "",
   };
 }
 
@@ -198,6 +214,26 @@ export function buildConfig(draft: Draft, algorithm: Algorithm | undefined): Exp
     num_processes: number(draft.processes),
     rollout_groups: number(draft.rolloutGroups),
     budget: { max_worker_hours: limit(draft.maxWorkerHours), max_cost: limit(draft.maxCost) },
+    prompt_format: promptFormat(draft),
+    lora: lora(draft),
+  };
+}
+
+function promptFormat(draft: Draft): ExperimentConfigInput["prompt_format"] {
+  if (draft.promptFormat === "raw") return { kind: "raw" };
+  return { kind: "chat", system_prompt: draft.systemPrompt.trim() === "" ? null : draft.systemPrompt };
+}
+
+/** Rank 0 (off) sends none; a rank typed as text goes as typed, for the server to name. */
+function lora(draft: Draft): ExperimentConfigInput["lora"] {
+  const rank = number(draft.loraRank);
+  if (rank === 0) return null;
+  const targets = draft.loraTargets.split(/[\s,]+/).filter(Boolean);
+  return {
+    rank,
+    alpha: number(draft.loraAlpha),
+    dropout: number(draft.loraDropout),
+    target_modules: targets.length > 0 ? targets : null,
   };
 }
 
@@ -240,6 +276,12 @@ export function draftFromExperiment(
     preset: null,
     maxWorkerHours: config.budget?.max_worker_hours?.toString() ?? "",
     maxCost: config.budget?.max_cost?.toString() ?? "",
+    promptFormat: config.prompt_format?.kind ?? "raw",
+    systemPrompt: config.prompt_format?.system_prompt ?? "",
+    loraRank: String(config.lora?.rank ?? 0),
+    loraAlpha: String(config.lora?.alpha ?? 16),
+    loraDropout: String(config.lora?.dropout ?? 0),
+    loraTargets: config.lora?.target_modules?.join(", ") ?? "",
   };
 }
 
@@ -259,7 +301,7 @@ export function defaultVerifierVersion(family: Pick<Family, "kind"> | undefined,
 
 const STEP_OF: [RegExp, StepId][] = [
   [/^config\.curriculum\b/, "curriculum"],
-  [/^config\.model\b/, "model"],
+  [/^config\.(model|prompt_format|lora)\b/, "model"],
   [/^config\.(algorithm|hyperparameters)\b/, "algorithm"],
   [/^config\.eval\b/, "evaluation"],
   [/^config\.(seed|num_processes|rollout_groups|budget)\b/, "resources"],

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ME, mockApi, paginated } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
-import { EXPERIMENT, EXPERIMENT_RUN, NO_MODELS, wizardRoutes } from "../testing/fixtures";
+import { EXPERIMENT, EXPERIMENT_RUN, MODELS, NO_MODELS, wizardRoutes } from "../testing/fixtures";
 
 const RUN = { ...EXPERIMENT_RUN, id: 21, experiment: 30, state: "queued" };
 
@@ -88,8 +88,47 @@ describe("New experiment wizard", () => {
         num_processes: 1,
         rollout_groups: 16,
         budget: { max_worker_hours: null, max_cost: null },
+        prompt_format: { kind: "raw" },
+        lora: null,
       },
     });
+  });
+
+  it("trains in chat format with LoRA, saying when the model has no chat template", async () => {
+    const model = { ...MODELS.models[0]!, architecture: "LlamaForCausalLM", dtype: "float32", context_length: 512, chat_template: false };
+    const { requests } = mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      ...wizardRoutes({ ...MODELS, models: [model] }),
+      "POST /api/v1/experiments/": {
+        status: 400,
+        body: { errors: [{ field: "config.lora.rank", code: "invalid", message: "must be a whole number from 0 to 1024" }] },
+      },
+    });
+    renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("radio", { name: /Digit ramp/ }, { timeout: 5000 }));
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await user.selectOptions(await screen.findByLabelText("Base model"), "tiny-digit-sort");
+    expect(screen.getByText("LlamaForCausalLM · float32 · 512 tokens of context · no chat template")).toBeInTheDocument();
+    expect(screen.queryByLabelText("System prompt")).not.toBeInTheDocument();
+    expect(screen.getByRole("option", { name: "Chat template (this model has no chat template)" })).toBeInTheDocument();
+    await user.selectOptions(screen.getByLabelText("Prompt format"), "chat");
+    expect(screen.getByRole("status")).toHaveTextContent("has no chat template");
+    await user.type(screen.getByLabelText("System prompt"), "Sort the digits.");
+    expect(screen.queryByLabelText("LoRA alpha")).not.toBeInTheDocument();
+    await user.clear(screen.getByLabelText("LoRA rank"));
+    await user.type(screen.getByLabelText("LoRA rank"), "8");
+    await user.type(screen.getByLabelText("LoRA target modules"), "q_proj, v_proj");
+    for (let i = 0; i < 4; i++) await user.click(screen.getByRole("button", { name: "Next" }));
+    await user.type(screen.getByLabelText("Name"), "Chat sort");
+    await user.click(screen.getByRole("button", { name: "Create and launch" }));
+
+    const rank = await screen.findByLabelText("LoRA rank");
+    expect(screen.getByRole("heading", { name: "2. Model" })).toBeInTheDocument();
+    expect(rank).toHaveAccessibleDescription(/must be a whole number from 0 to 1024/);
+    const config = (requests.find((r) => r.method === "POST")?.body as { config: Record<string, unknown> }).config;
+    expect(config.prompt_format).toEqual({ kind: "chat", system_prompt: "Sort the digits." });
+    expect(config.lora).toEqual({ rank: 8, alpha: 16, dropout: 0, target_modules: ["q_proj", "v_proj"] });
   });
 
   it("names an evaluation suite and shows its refusal under the suite, on the evaluation step", async () => {
