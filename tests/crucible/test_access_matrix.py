@@ -106,6 +106,7 @@ MATRIX: list[Row] = [
     row("GET", "/api/v1/verifier-kinds/", "401 200 200 200 200 200 200"),
     row("GET", "/api/v1/algorithms/", "401 200 200 200 200 200 200"),
     row("GET", "/api/v1/algorithms/presets/", "401 200 200 200 200 200 200"),
+    row("GET", "/api/v1/metrics/catalogue/", "401 200 200 200 200 200 200"),
     row("GET", "/api/v1/models/", "401 403 200 200 200 200 200"),
     row("GET", "/api/v1/workers/", "401 403 200 200 200 200 200"),
     row("GET", "/api/v1/sandbox/", "401 403 200 200 200 200 200"),
