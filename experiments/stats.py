@@ -198,6 +198,13 @@ def _by_layer(counts: Counter[str]) -> dict[str, dict[str, int]]:
     return dict(layers)
 
 
+def family_results(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
+    """Per family, how many held-out tasks were evaluated and their pass@1 and pass@k: what
+    one evaluation found, before any comparison."""
+    tasks = Counter(o.family for o in outcomes)
+    return [{"family": f, "tasks": tasks[f], **v} for f, v in _pass_at_k(outcomes).items()]
+
+
 def _pass_at_k(outcomes: Sequence[Outcome]) -> dict[str, dict[str, float]]:
     """Per family, the mean pass@1 and pass@k (k the smallest sample count of its tasks)."""
     grouped: dict[str, list[Outcome]] = defaultdict(list)

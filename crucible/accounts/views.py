@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from crucible.api.scoping import TeamScopedMixin, request_token, visible_teams
 
 from . import services
+from .filters import AuditFilter
 from .models import ApiToken, AuditEvent, Membership, Team
 from .serializers import (
     AuditEventSerializer,
@@ -187,7 +188,9 @@ class AuditViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
 
     queryset = AuditEvent.objects.none()
     serializer_class = AuditEventSerializer
-    filterset_fields = ["action", "target_type"]
+    filterset_class = AuditFilter
+    # ?search= looks in the action, the target's name and id, and the actor's username.
+    search_fields = ["action", "target_label", "target_id", "actor__username"]
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return self.scope(AuditEvent.objects.select_related("actor", "team"))

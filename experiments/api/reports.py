@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from django.db.models import Count, QuerySet
+import django_filters
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -76,6 +77,28 @@ class EvaluationJobSerializer(serializers.ModelSerializer):
     def get_tasks(self, job: EvaluationJob) -> int:
         counted = getattr(job, "results_count", None)  # annotated by the list's queryset
         return job.results.count() if counted is None else counted
+
+
+class FamilyResultSerializer(serializers.Serializer):
+    family = serializers.CharField()
+    tasks = serializers.IntegerField(help_text="Held-out tasks evaluated.")
+    k = serializers.IntegerField(help_text="Samples per task (the smallest count of the family).")
+    pass_at_1 = serializers.FloatField(help_text="Share of samples that passed.")
+    pass_at_k = serializers.FloatField(help_text="Share of tasks with a pass among k samples.")
+
+
+class EvaluationJobDetailSerializer(EvaluationJobSerializer):
+    results = serializers.SerializerMethodField(
+        help_text="What the job found so far, family by family."
+    )
+
+    class Meta(EvaluationJobSerializer.Meta):
+        fields = [*EvaluationJobSerializer.Meta.fields, "results"]
+        read_only_fields = fields
+
+    @extend_schema_field(FamilyResultSerializer(many=True))
+    def get_results(self, job: EvaluationJob) -> list[dict[str, Any]]:
+        return stats.family_results(evaluation.outcomes(job))
 
 
 class FamilyChoiceSerializer(StrictSerializer):
@@ -155,6 +178,13 @@ class EvaluationViewSet(
         # An aggregate drops the model's default ordering (GROUP BY): it is restated.
         rows = rows.annotate(results_count=Count("results")).order_by("-created_at", "-id")
         return self.scope(rows)
+
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        return (
+            EvaluationJobDetailSerializer
+            if self.action == "retrieve"
+            else super().get_serializer_class()
+        )
 
     @extend_schema(request=EvaluationCreateSerializer, responses={202: EvaluationJobSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -398,6 +428,22 @@ class ReviewCreateSerializer(StrictSerializer):
     )  # fmt: skip
 
 
+class ReportFilter(django_filters.FilterSet):
+    evaluation = django_filters.NumberFilter(
+        method="with_evaluation",
+        label="Reports whose candidate or baseline is this evaluation job.",
+    )
+
+    class Meta:
+        model = EvaluationReport
+        fields = ["state", "lineage", "evaluation"]
+
+    def with_evaluation(
+        self, rows: QuerySet[EvaluationReport], name: str, value: int
+    ) -> QuerySet[EvaluationReport]:
+        return rows.filter(Q(candidate_id=value) | Q(baseline_id=value))
+
+
 class ReportViewSet(
     TeamScopedMixin,
     mixins.ListModelMixin,
@@ -411,7 +457,7 @@ class ReportViewSet(
 
     queryset = EvaluationReport.objects.none()
     permission_classes = [TeamRolePermission]
-    filterset_fields = ["state", "lineage"]
+    filterset_class = ReportFilter
 
     def get_queryset(self) -> QuerySet[EvaluationReport]:
         rows = EvaluationReport.objects.select_related(

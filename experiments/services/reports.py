@@ -97,6 +97,9 @@ def create(
     if problems:
         raise field_errors(problems)
     data = figures(candidate, baseline)
+    if not data["families"]:
+        reason = f"evaluation {baseline.pk} shares no held-out task with evaluation {candidate.pk}"
+        raise field_errors([("baseline", reason)])
     lineage = f"{candidate.subject} vs {baseline.subject}"[:200]
     with transaction.atomic():
         latest = EvaluationReport.objects.select_for_update().filter(team=team, lineage=lineage)
@@ -206,7 +209,9 @@ def _check_override(decision: str, regressed: list[str], reason: str) -> None:
     if reason and decision != ReviewDecision.APPROVE:
         raise field_errors([("override_reason", "only an approval overrides a regression")])
     if reason and not regressed:
-        raise field_errors([("override_reason", "no family regressed: there is nothing to override")])
+        raise field_errors(
+            [("override_reason", "no family regressed: there is nothing to override")]
+        )
 
 
 def _state_after(report: EvaluationReport, rule: ReviewPolicy) -> str:
@@ -223,9 +228,7 @@ def counted_approvals(
 ) -> list[ReportReview]:
     """The approvals the rule counts: by a role it names (as the reviewer's role is now),
     not by the author unless it allows that, and each overriding any regression."""
-    roles = dict(
-        Membership.objects.filter(team_id=report.team_id).values_list("user_id", "role")
-    )
+    roles = dict(Membership.objects.filter(team_id=report.team_id).values_list("user_id", "role"))
     regressed = bool(regressed_families(report))
     return [
         r

@@ -154,3 +154,40 @@ def test_it_names_events_logged_before_labels_existed_from_their_changes(owner, 
     migration.label_past_events(apps, None)
     assert AuditEvent.objects.get(action="team.created").target_label == "Reasoning"
     assert AuditEvent.objects.get(action="member.added").target_label == "bob"
+
+
+def test_it_filters_by_actor_object_type_time_and_search(api, client_for, team, make_user):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from crucible.accounts.models import AuditEvent, Membership, Role
+
+    ada = make_user("ada")
+    Membership.objects.create(user=ada, team=team, role=Role.EDITOR)
+    client_for(ada).post(
+        "/api/v1/verifiers/", {"team": "reasoning", "name": "Exact"}, format="json"
+    )
+    api.post("/api/v1/verifiers/", {"team": "reasoning", "name": "Numeric"}, format="json")
+    AuditEvent.objects.filter(target_label="Numeric").update(
+        created_at=timezone.now() - timedelta(days=3)
+    )
+
+    def labels(**query: str) -> list[str]:
+        response = api.get("/api/v1/audit/", {"team": "reasoning", **query})
+        assert response.status_code == 200, response.json()
+        return [e["target_label"] for e in response.json()["results"]]
+
+    assert labels(actor="ada") == ["Exact"]
+    assert labels(target_type="tasks_app.verifier", actor="owner") == ["Numeric"]
+    since = (timezone.now() - timedelta(days=1)).isoformat()
+    assert "Numeric" not in labels(since=since) and "Exact" in labels(since=since)
+    assert labels(until=since, target_type="tasks_app.verifier") == ["Numeric"]
+    assert labels(search="numer") == ["Numeric"]
+    assert labels(actor="nobody") == []
+
+
+def test_it_names_a_malformed_time_filter(api, team):
+    response = api.get("/api/v1/audit/", {"since": "yesterday"})
+    assert response.status_code == 400
+    assert "since" in str(response.json())

@@ -320,9 +320,7 @@ def test_it_stops_counting_an_approval_whose_reviewer_lost_the_role(
     assert second.json()["state"] == "in_review"
 
 
-def test_it_needs_a_written_override_to_approve_a_regressed_family(
-    api, client_for, editor, jobs
-):
+def test_it_needs_a_written_override_to_approve_a_regressed_family(api, client_for, editor, jobs):
     url = submitted(api, jobs, regressed=True)
     reviewer = client_for(editor)
     shown = api.get(url).json()
@@ -385,4 +383,38 @@ def test_it_keeps_the_policy_fields_a_multipart_put_leaves_out(api, client_for, 
     bad = api.put(url, {"approver_roles": ["boss"], "required_approvals": 0}, format="json")
     assert bad.status_code == 400
     assert set(fields(bad)) == {"approver_roles[0]", "required_approvals"}
-    assert client_for(teammate).put(url, {"required_approvals": 1}, format="json").status_code == 403
+    assert (
+        client_for(teammate).put(url, {"required_approvals": 1}, format="json").status_code == 403
+    )
+
+
+def test_it_lists_the_reports_that_use_an_evaluation(api, owner, team, jobs):
+    base, cand = jobs
+    other = finished_job(owner, team, [2] * 30, "other")
+    made = make_report(api, jobs).json()
+    api.post("/api/v1/reports/", {"candidate": other.pk, "baseline": base.pk}, format="json")
+    as_candidate = api.get("/api/v1/reports/", {"evaluation": cand.pk}).json()["results"]
+    as_baseline = api.get("/api/v1/reports/", {"evaluation": base.pk}).json()["results"]
+    assert [r["id"] for r in as_candidate] == [made["id"]]
+    assert len(as_baseline) == 2
+    assert api.get("/api/v1/reports/", {"evaluation": 0}).json()["results"] == []
+
+
+def test_it_refuses_a_baseline_that_shares_no_task_and_names_it(api, owner, team, jobs):
+    _, cand = jobs
+    elsewhere = finished_job(owner, team, [1] * 5, "elsewhere", family="sums")
+    response = api.post(
+        "/api/v1/reports/", {"candidate": cand.pk, "baseline": elsewhere.pk}, format="json"
+    )
+    assert response.status_code == 400
+    assert "shares no held-out task" in fields(response)["baseline"]
+
+
+def test_an_evaluation_shows_its_results_per_family(api, jobs, client_for, outsider):
+    _, cand = jobs
+    body = api.get(f"/api/v1/evaluations/{cand.pk}/").json()
+    assert body["results"] == [
+        {"family": "digits", "tasks": 30, "k": 4, "pass_at_1": 1.0, "pass_at_k": 1.0}
+    ]
+    assert "results" not in api.get("/api/v1/evaluations/").json()["results"][0]
+    assert client_for(outsider).get(f"/api/v1/evaluations/{cand.pk}/").status_code == 404

@@ -2838,6 +2838,38 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
+        EvaluationJobDetail: {
+            readonly id: number;
+            readonly team: string;
+            readonly checkpoint: number | null;
+            readonly model: string;
+            readonly subject: string;
+            readonly suite: number | null;
+            readonly families: components["schemas"]["EvaluatedFamily"][];
+            readonly k: number;
+            /** Format: double */
+            readonly temperature: number;
+            readonly max_new_tokens: number;
+            readonly max_tasks: number;
+            readonly seed: number;
+            readonly state: components["schemas"]["EvaluationStateEnum"];
+            /** Format: double */
+            readonly progress: number;
+            readonly message: string;
+            readonly attempts: number;
+            /** @description Held-out tasks evaluated so far. */
+            readonly tasks: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            /** @description What the job found so far, family by family. */
+            readonly results: components["schemas"]["FamilyResult"][];
+        };
         /** @enum {string} */
         EvaluationStateEnum: "queued" | "running" | "succeeded" | "failed";
         EvaluationSuite: {
@@ -3350,6 +3382,23 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
+        };
+        FamilyResult: {
+            family: string;
+            /** @description Held-out tasks evaluated. */
+            tasks: number;
+            /** @description Samples per task (the smallest count of the family). */
+            k: number;
+            /**
+             * Format: double
+             * @description Share of samples that passed.
+             */
+            pass_at_1: number;
+            /**
+             * Format: double
+             * @description Share of tasks with a pass among k samples.
+             */
+            pass_at_k: number;
         };
         FamilyRow: {
             family: string;
@@ -6681,6 +6730,8 @@ export interface operations {
         parameters: {
             query?: {
                 action?: string;
+                /** @description The username of whoever acted. */
+                actor?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
@@ -6689,9 +6740,13 @@ export interface operations {
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
+                /** @description Events at or after this time. */
+                since?: string;
                 target_type?: string;
                 /** @description Only this team's objects (its slug). */
                 team?: string;
+                /** @description Events before this time. */
+                until?: string;
             };
             header?: never;
             path?: never;
@@ -9709,7 +9764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EvaluationJob"];
+                    "application/json": components["schemas"]["EvaluationJobDetail"];
                 };
             };
             /** @description Invalid input; each error names its field. */
@@ -13928,6 +13983,8 @@ export interface operations {
     reports_list: {
         parameters: {
             query?: {
+                /** @description Reports whose candidate or baseline is this evaluation job. */
+                evaluation?: number;
                 lineage?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
