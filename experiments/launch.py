@@ -5,7 +5,9 @@ The training job (in the worker, holding the run's claim and heartbeat) calls::
     state = launch.run_in_processes(run_id, n, "experiments.services.training_job:train_rank",
                                     gpus=worker_gpus, strategy="ddp", log=append_log_line)
 
-which runs ``accelerate launch ... -m experiments.launch <run_id> <target>``: every one of the
+which runs ``accelerate launch --config_file F -m experiments.launch <run_id> <target>``
+with ``F`` written from the experiment's ``num_processes`` and ``strategy``
+(``training.accelerate_config``): every one of the
 ``n`` processes sets Django up and calls ``target(run_id)``, the same job on each rank; what
 the main process's call returns (JSON-able: a final state, say) is what ``run_in_processes``
 returns in the worker.
@@ -34,9 +36,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from training.accelerate_config import STRATEGIES as STRATEGIES  # experiments.config reads it
+from training.accelerate_config import (
+    accelerate_config,
+    deepspeed_problem,
+    to_yaml,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
-STRATEGIES = ("ddp", "fsdp", "deepspeed")
-"""How the model is spread over the processes: each rank a replica (DDP), or sharded."""
 TAIL_LINES = 50
 """Lines of the processes' output kept for the failure reason."""
 RESULT_ENV = "CRUCIBLE_LAUNCH_RESULT"
@@ -67,40 +74,37 @@ def is_main_process() -> bool:
     return process_rank() == 0
 
 
-def launch_command(
-    run_id: int,
+def launch_config(
     processes: int,
-    target: str,
     *,
     gpus: int,
     strategy: str = "ddp",
     mixed_precision: str = "no",
     port: int | None = None,
-) -> list[str]:
-    """The ``accelerate launch`` command line; ValueError naming the field that cannot be met."""
+) -> dict[str, Any]:
+    """The accelerate config of a run on this worker (one node); ValueError naming the field
+    that cannot be met, ``strategy`` among them when DeepSpeed is not installed here."""
     if processes < 2:
         raise ValueError("num_processes: a launch is for 2 processes or more")
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy: must be one of {', '.join(STRATEGIES)}")
     if gpus and processes > gpus:
         raise ValueError(f"num_processes: {processes} asked, the worker has {gpus} GPUs")
-    if not gpus and strategy != "ddp":
-        raise ValueError(f"strategy: {strategy} needs GPUs; on a CPU use ddp")
-    # accelerate's torchrun launcher (--multi_gpu) starts the processes on GPUs and CPUs
-    # alike: with no GPU visible the engine's Accelerator(cpu=True) joins them over gloo.
-    command = [
-        sys.executable,
-        "-m",
-        "accelerate.commands.launch",
-        "--multi_gpu",
-        f"--num_processes={processes}",
-        "--num_machines=1",
-        f"--mixed_precision={mixed_precision if gpus else 'no'}",
-        "--dynamo_backend=no",
-        f"--main_process_port={port or free_port()}",
-    ]
-    command += {"ddp": [], "fsdp": ["--use_fsdp"], "deepspeed": ["--use_deepspeed"]}[strategy]
-    return [*command, "-m", "experiments.launch", str(run_id), target]
+    config = accelerate_config(
+        strategy,
+        processes,
+        on_gpu=bool(gpus),
+        mixed_precision=mixed_precision,
+        port=port or free_port(),
+    )
+    if strategy == "deepspeed" and (problem := deepspeed_problem()):
+        raise ValueError(problem)
+    return config
+
+
+def launch_command(run_id: int, config_file: Path, target: str) -> list[str]:
+    """The ``accelerate launch`` command line running ``target`` on every rank; everything
+    about the processes comes from ``config_file`` (written from ``launch_config``)."""
+    launcher = [sys.executable, "-m", "accelerate.commands.launch", f"--config_file={config_file}"]
+    return [*launcher, "-m", "experiments.launch", str(run_id), target]
 
 
 def free_port() -> int:
@@ -127,17 +131,16 @@ def run_in_processes(
     initialise CUDA here); with none, the ranks run on the CPU. Each line the processes print
     goes to ``log``. Raises ``LaunchFailed`` if they fail.
     """
-    command = launch_command(
-        run_id, processes, target, gpus=gpus, strategy=strategy, mixed_precision=mixed_precision
-    )
+    config = launch_config(processes, gpus=gpus, strategy=strategy, mixed_precision=mixed_precision)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     if not gpus:
         env["CUDA_VISIBLE_DEVICES"] = ""
     with tempfile.TemporaryDirectory(prefix="crucible-launch-") as scratch:
-        result = Path(scratch) / "result.json"
+        result, config_file = Path(scratch) / "result.json", Path(scratch) / "accelerate.yaml"
+        config_file.write_text(to_yaml(config))
         env[RESULT_ENV] = str(result)
-        _wait(command, env, log)
+        _wait(launch_command(run_id, config_file, target), env, log)
         return json.loads(result.read_text()) if result.exists() else None
 
 

@@ -8,20 +8,34 @@ import pytest
 
 from experiments import launch
 from experiments.launch import LaunchFailed
+from training.accelerate_config import deepspeed_problem
 
 
-def test_it_launches_the_same_job_on_every_rank_with_accelerate():
-    command = launch.launch_command(7, 2, "pkg.job:train_rank", gpus=0, port=29555)
-    assert command[1:4] == ["-m", "accelerate.commands.launch", "--multi_gpu"]
-    assert "--num_processes=2" in command and "--main_process_port=29555" in command
-    assert "--mixed_precision=no" in command
+def test_it_launches_the_same_job_on_every_rank_from_a_config_file(tmp_path):
+    command = launch.launch_command(7, tmp_path / "accelerate.yaml", "pkg.job:train_rank")
+    assert command[1:3] == ["-m", "accelerate.commands.launch"]
+    assert command[3] == f"--config_file={tmp_path / 'accelerate.yaml'}"
     assert command[-4:] == ["-m", "experiments.launch", "7", "pkg.job:train_rank"]
 
 
-def test_it_shards_with_fsdp_or_deepspeed_on_gpus_as_configured():
-    fsdp = launch.launch_command(1, 4, "m:f", gpus=8, strategy="fsdp", mixed_precision="bf16")
-    assert "--use_fsdp" in fsdp and "--mixed_precision=bf16" in fsdp
-    assert "--use_deepspeed" in launch.launch_command(1, 2, "m:f", gpus=2, strategy="deepspeed")
+def test_it_configures_ddp_ranks_on_the_cpu_without_mixed_precision():
+    config = launch.launch_config(2, gpus=0, mixed_precision="bf16", port=29555)
+    assert config["distributed_type"] == "MULTI_GPU" and config["num_processes"] == 2
+    assert config["mixed_precision"] == "no" and config["main_process_port"] == 29555
+    assert config["num_machines"] == 1 and "main_process_ip" not in config
+
+
+def test_it_shards_with_fsdp_on_gpus_as_configured():
+    config = launch.launch_config(4, gpus=8, strategy="fsdp", mixed_precision="bf16")
+    assert config["distributed_type"] == "FSDP" and config["mixed_precision"] == "bf16"
+    assert config["fsdp_config"]["fsdp_sharding_strategy"] == "FULL_SHARD"
+
+
+def test_it_names_the_strategy_when_deepspeed_is_not_installed():
+    if deepspeed_problem() is None:
+        pytest.skip("deepspeed is installed here: the refusal is for workers without it")
+    with pytest.raises(ValueError, match="^strategy: deepspeed is not installed"):
+        launch.launch_config(2, gpus=2, strategy="deepspeed")
 
 
 @pytest.mark.parametrize(
@@ -35,7 +49,7 @@ def test_it_shards_with_fsdp_or_deepspeed_on_gpus_as_configured():
 )
 def test_it_refuses_a_launch_the_worker_cannot_do(processes, gpus, strategy, field, reason):
     with pytest.raises(ValueError, match=f"^{field}: .*{reason}"):
-        launch.launch_command(1, processes, "m:f", gpus=gpus, strategy=strategy)
+        launch.launch_config(processes, gpus=gpus, strategy=strategy)
 
 
 def test_it_knows_the_main_process_by_its_rank(monkeypatch):
