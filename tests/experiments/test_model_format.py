@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from experiments.model_format import FamilyFormat, ModelFormat, differences
+from training import tiny_models
+from training.prompting import CHAT as CHAT_KIND
+from training.prompting import RAW_FORMAT, PromptFormat, prompt_encoding
 
 SORT = FamilyFormat("digits", "sort {digits}=", "full_text", pool_version=3, verifier_version=4)
 MATH = FamilyFormat("math", "Solve: {question}\nAnswer:", "final_answer")
@@ -137,6 +140,19 @@ def test_a_chat_format_round_trips_with_its_system_prompt_and_tags():
     assert data["system_prompt"] == "Sort the digits."
     assert data["reasoning_tags"] == ["<think>", "</think>"]
     assert ModelFormat.from_dict(data) == CHAT
+
+
+def test_a_replica_generates_in_the_format_a_version_recorded():
+    recorded = {"chat_template": None, "add_special_tokens": False, "families": []}
+    assert ModelFormat.from_dict(recorded).prompt_format() == RAW_FORMAT
+    assert CHAT.prompt_format() == PromptFormat(
+        CHAT_KIND, "Sort the digits.", ("<think>", "</think>")
+    )
+    tokenizer = tiny_models.train_chat_tokenizer(tiny_models.corpus(200))
+    encoding = prompt_encoding(PromptFormat(CHAT_KIND, "Be brief."), tokenizer)
+    recorded = ModelFormat.from_encoding(encoding)
+    assert recorded.chat_template == tiny_models.CHAT_TEMPLATE
+    assert recorded.prompt_format() == PromptFormat(CHAT_KIND, "Be brief.")
 
 
 def test_it_names_another_system_prompt_or_none():
