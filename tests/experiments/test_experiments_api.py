@@ -57,6 +57,20 @@ def test_it_creates_a_frozen_experiment_with_every_version_pinned(api, pinned):
     assert AuditEvent.objects.filter(action="experiment.created").count() == 1
 
 
+def test_it_stores_a_chat_format_and_lora_and_names_their_bad_fields(api, pinned):
+    chat = {"kind": "chat", "system_prompt": "Sort the digits."}
+    response = create(api, pinned, prompt_format=chat, lora={"rank": 8})
+    assert response.status_code == 201, response.json()
+    config = response.json()["config"]
+    assert config["prompt_format"] == {**chat, "reasoning_tags": ["<think>", "</think>"]}
+    assert config["lora"] == {"rank": 8, "alpha": 16, "dropout": 0.0, "target_modules": None}
+    plain = create(api, pinned, prompt_format={"kind": "raw"}, lora={"rank": 0}).json()
+    assert "prompt_format" not in plain["config"] and "lora" not in plain["config"]
+    bad = create(api, pinned, prompt_format={"kind": "xml"}, lora={"dropout": 1})
+    assert bad.status_code == 400
+    assert set(fields(bad)) == {"config.prompt_format.kind", "config.lora.dropout"}
+
+
 def test_it_names_the_hyperparameter_the_engine_refuses(api, pinned):
     response = create(api, pinned, hyperparameters={"learning_rate": -1})
     assert response.status_code == 400
@@ -106,7 +120,6 @@ def test_it_refuses_a_step_whose_size_is_out_of_bounds_though_each_field_is_in_r
     assert limit in fields(response)[f"config.hyperparameters.{field}"]
 
 
-
 def test_it_refuses_a_verifier_version_of_another_team(api, pinned, outsider):
     from crucible.accounts.models import Team
 
@@ -152,8 +165,11 @@ def test_it_copies_a_saved_curriculum_with_a_verifier_per_family(api, owner, tea
 
     version, verifier = pinned
     saved = curricula.create_curriculum(
-        owner, team, config={"families": [{"version": version.pk, "levels": [2]}], "window": 16},
-        name="Ramp", slug="ramp",
+        owner,
+        team,
+        config={"families": [{"version": version.pk, "levels": [2]}], "window": 16},
+        name="Ramp",
+        slug="ramp",
     )
     config = config_for(version, verifier)
     config["curriculum"] = {"saved": saved.pk, "verifiers": {str(version.pk): verifier.pk}}
