@@ -42,6 +42,13 @@ class UsageRowSerializer(TotalsSerializer):
     )
 
 
+class KindUsageRowSerializer(UsageRowSerializer):
+    label = serializers.CharField(
+        help_text="What the kind of work is called: Training, Evaluation, Pre-flight, "
+        "Difficulty grading, Serving replica hours."
+    )
+
+
 class RunUsageRowSerializer(TotalsSerializer):
     run = serializers.IntegerField()
     experiment_name = serializers.CharField()
@@ -72,7 +79,11 @@ class TeamUsageSerializer(serializers.Serializer):
     currency = serializers.CharField()
     totals = TotalsSerializer()
     by_queue = UsageRowSerializer(many=True)
-    by_kind = UsageRowSerializer(many=True, help_text="training, grading...")
+    by_kind = KindUsageRowSerializer(
+        many=True,
+        help_text="training, evaluation, preflight, grading (pool difficulty), serving "
+        "(replica hours on the serve queue).",
+    )
     by_family = UsageRowSerializer(many=True)
     by_run = RunUsageRowSerializer(many=True)
     quota = QuotaSerializer()

@@ -8,7 +8,8 @@ tasks at a time), judges them with the chosen verifier version on threads while 
 batch samples (``training.evaluation.judged_batches``) and writes each task's result as it
 goes, with its progress, live. A re-delivered job whose worker died (no heartbeat for
 ``STALE_SECONDS``) is claimed again and resumes after the tasks already written; after
-``MAX_ATTEMPTS`` it is marked failed with the reason.
+``MAX_ATTEMPTS`` it is marked failed with the reason. Each attempt's worker time counts in
+the team's usage as ``evaluation`` on the job's queue.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from .. import config as cfg
 from ..adapters import pool_item, verifier_reward_fn
 from ..jobs import RUN_EVALUATION
 from ..models import Checkpoint, EvaluationJob, EvaluationResult, EvaluationState, EvaluationSuite
+from . import usage
 from .failures import failure_reason
 
 logger = logging.getLogger(__name__)
@@ -165,6 +167,7 @@ def run_job(job_id: int) -> None:
     if job is None:
         logger.info("evaluation.not_claimed", extra={"evaluation_id": job_id})
         return
+    meter = usage.JobMeter(job.team_id, RUN_EVALUATION, usage.EVALUATION)
     try:
         evaluate(job)
     except SoftTimeLimitExceeded:
@@ -174,6 +177,8 @@ def run_job(job_id: int) -> None:
         _finish(job, EvaluationState.FAILED, failure_reason(exc)[:500])
     else:
         _finish(job, EvaluationState.SUCCEEDED, f"{job.results.count()} tasks evaluated")
+    finally:
+        meter.charge()
 
 
 def claim(job_id: int, now: Any = None) -> EvaluationJob | None:

@@ -9,7 +9,6 @@ tokens count in the team's usage, under the family, as ``grading`` on the ``cpu`
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from training.models import load_model
 
 from .. import catalogue
 from ..adapters import item_for, verifier_reward_fn
+from ..jobs import GRADE_POOL_VERSION
 from . import usage
 
 logger = logging.getLogger(__name__)
@@ -72,15 +72,14 @@ def run_job(job_id: int) -> None:
     if job is None:
         logger.info("pool_job.already_claimed", extra={"job_id": job_id})
         return
-    started, tokens = time.monotonic(), [0]
+    meter = usage.JobMeter(job.team_id, GRADE_POOL_VERSION, usage.GRADING, job.family)
     try:
-        _grade(job, lambda n: tokens.append(n))
+        _grade(job, meter.generated)
     except Exception as exc:  # noqa: BLE001 - any failure is reported on the job
         logger.exception("pool_job.failed", extra={"job_id": job_id})
         pool_jobs.fail(job_id, f"{type(exc).__name__}: {exc}")
     finally:
-        used = usage.Amount(time.monotonic() - started, sum(tokens))
-        usage.charge(job.team_id, "cpu", {job.family: used}, kind="grading")
+        meter.charge()
 
 
 def _grade(job: pool_jobs.ClaimedJob, counted: Callable[[int], None]) -> int:

@@ -6,7 +6,8 @@ created from it. The job runs on the ``cpu`` queue: it claims its row with a
 conditional update, draws a seeded slice of each family's train split per level, generates G
 completions per task with the experiment's model and sampling settings, judges them with the
 pinned verifier versions (the same reward function a run builds), and reports its progress
-live over the team's events socket. ``experiments.preflight`` turns the verdicts into the
+live over the team's events socket; its worker time and generated tokens count in the team's
+usage as ``preflight`` on the job's queue. ``experiments.preflight`` turns the verdicts into the
 report and its warnings.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import logging
 import random
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ from .. import config as cfg
 from .. import preflight as pure
 from ..jobs import RUN_PREFLIGHT
 from ..models import Experiment, PreflightReport, PreflightState
-from . import experiments, workers
+from . import experiments, usage, workers
 from .engine_inputs import Inputs, build_inputs
 from .failures import failure_reason
 
@@ -95,8 +96,9 @@ def run_job(report_id: int) -> None:
     if report is None:
         logger.info("preflight.already_claimed", extra={"preflight_id": report_id})
         return
+    meter = usage.JobMeter(report.team_id, RUN_PREFLIGHT, usage.PREFLIGHT)
     try:
-        result = measure(report)
+        result = measure(report, meter.generated)
     except SoftTimeLimitExceeded:
         _finish(report, PreflightState.FAILED, "the pre-flight reached its time limit")
     except Exception as exc:  # noqa: BLE001 - every failure ends on the report, with its reason
@@ -104,6 +106,8 @@ def run_job(report_id: int) -> None:
         _finish(report, PreflightState.FAILED, failure_reason(exc)[:500])
     else:
         _finish(report, PreflightState.SUCCEEDED, _headline(result), result)
+    finally:
+        meter.charge()
 
 
 def claim(report_id: int) -> PreflightReport | None:
@@ -126,8 +130,11 @@ class FamilySlice:
     """``tasks_per_level`` train tasks per level (fewer where the level has fewer), by level."""
 
 
-def measure(report: PreflightReport) -> dict[str, Any]:
-    """Sample, verify and summarise; the report's ``result``."""
+def measure(
+    report: PreflightReport, counted: Callable[[int], None] = lambda tokens: None
+) -> dict[str, Any]:
+    """Sample, verify and summarise; the report's ``result``. ``counted`` is told each
+    batch's generated tokens."""
     config = cfg.parse(report.config)
     model_path = catalogue.resolve(config.model, Path(settings.MODELS_DIR))
     engine = config.engine_config(str(model_path))
@@ -151,6 +158,7 @@ def measure(report: PreflightReport) -> dict[str, Any]:
         judged: list[pure.Judged] = []
         for chunk in _chunks(family.items, PROMPTS_PER_BATCH):
             rollout = generator.generate([it.prompt for it in chunk], engine.sampling, group_size)
+            counted(int(rollout.lengths.sum().item()))
             judged += _judge(reward_fn, chunk, rollout.texts, group_size, len(judged), fallback)
             done += len(chunk)
             report_progress(report, done, total)

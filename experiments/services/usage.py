@@ -3,6 +3,10 @@
 - ``charge`` adds worker-seconds, generated tokens and judge tokens to the usage of a piece
   of work, split by family, priced at the queue's current ``CostRate`` (a site admin sets it).
   A run's totals are also kept on its row, so its page shows them live.
+- ``JobMeter`` measures work that is not a run (an evaluation, a pre-flight, a serving
+  replica) in the process that does it: the wall time since its last charge, and the tokens
+  it was told, charged to its team under its kind on its job's queue, when it finishes (and
+  as it goes, for work that lasts).
 - ``UsageMeter`` measures one attempt of a run in the process that records it: the wall time
   since its last charge times the run's processes, and the step's tokens per family (from
   the completions the engine hands over), charged at every step. A run that crosses its
@@ -25,6 +29,7 @@ from django.db.models import F, Sum
 from django.utils import timezone
 from rest_framework.exceptions import APIException
 
+from crucible import jobs
 from crucible.accounts.models import Team
 from crucible.api.field_errors import field_errors
 from training import metric_catalogue as metric
@@ -39,6 +44,18 @@ QUEUES = ("gpu", "cpu")
 ACTIVE_STATES = (RunState.QUEUED, RunState.RUNNING)
 """What counts against a team's concurrent runs: a paused run holds no worker."""
 JUDGE_KIND = "model_judge"
+
+TRAINING, EVALUATION, PREFLIGHT, GRADING, SERVING = (
+    "training", "evaluation", "preflight", "grading", "serving",
+)  # fmt: skip
+KIND_LABELS = {
+    TRAINING: "Training",
+    EVALUATION: "Evaluation",
+    PREFLIGHT: "Pre-flight",
+    GRADING: "Difficulty grading",
+    SERVING: "Serving replica hours",
+}
+"""What each kind of work is called on the usage page (an unknown kind shows as itself)."""
 
 
 class QuotaExceeded(APIException):
@@ -111,8 +128,9 @@ def charge(
     run_id: int | None = None,
     kind: str = "training",
 ) -> float:
-    """Add ``by_family`` to the usage of a run (one row per family, queue and month) or of a
-    job (a row per call); the cost added, at the queue's rate now."""
+    """Add ``by_family`` to the usage of a run (one row per family, queue and month) or of the
+    team's other work of ``kind`` (one row per family, queue and month for all its jobs); the
+    cost added, at the queue's rate now."""
     price, month, now = rate(queue), month_start(), timezone.now()
     total = Amount()
     cost = 0.0
@@ -127,11 +145,12 @@ def charge(
             "cost": F("cost") + added,
             "updated_at": now,
         }
-        key = {"run_id": run_id, "family": family, "queue": queue, "month": month, "kind": kind}
-        if run_id is None or not Usage.objects.filter(**key).update(**increments):
-            Usage.objects.create(
-                team_id=team_id, **key, **asdict(amount), cost=added, updated_at=now
-            )
+        key = {
+            "team_id": team_id, "run_id": run_id, "family": family, "queue": queue,
+            "month": month, "kind": kind,
+        }  # fmt: skip
+        if not Usage.objects.filter(**key).update(**increments):
+            Usage.objects.create(**key, **asdict(amount), cost=added, updated_at=now)
     if run_id is not None:
         Run.objects.filter(pk=run_id).update(
             worker_seconds=F("worker_seconds") + total.worker_seconds,
@@ -150,6 +169,32 @@ def judge_tokens(completion: Completion) -> int:
         for layer in layers
         if isinstance(layer, dict) and layer.get("kind") == JUDGE_KIND
     )
+
+
+class JobMeter:
+    """Measures a job that is not a run (see the module doc) from its creation on: ``job`` is
+    its Celery name, whose route gives the queue it is charged on."""
+
+    def __init__(
+        self,
+        team_id: int,
+        job: str,
+        kind: str,
+        family: str = "",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.team_id, self.queue, self.kind, self.family = team_id, jobs.queue_of(job), kind, family
+        self.clock, self.last, self.tokens = clock, clock(), 0
+
+    def generated(self, tokens: int) -> None:
+        self.tokens += tokens
+
+    def charge(self) -> float:
+        """Charge the time since the last charge and the tokens told since; the cost added."""
+        now = self.clock()
+        used = Amount(now - self.last, self.tokens)
+        self.last, self.tokens = now, 0
+        return charge(self.team_id, self.queue, {self.family: used}, kind=self.kind)
 
 
 class UsageMeter:
@@ -312,7 +357,10 @@ def team_report(team: Team, month: date) -> dict[str, Any]:
         "currency": rate(TRAINING_QUEUE).currency,
         "totals": asdict(_totals(rows.aggregate(**SUMS))),
         "by_queue": _grouped(rows, "queue"),
-        "by_kind": _grouped(rows, "kind"),
+        "by_kind": [
+            {**row, "label": KIND_LABELS.get(row["key"], row["key"])}
+            for row in _grouped(rows, "kind")
+        ],
         "by_family": _grouped(rows, "family"),
         "by_run": [{**row, **_run_label(named[row["key"]])} for row in runs if row["key"] in named],
         "quota": {

@@ -11,7 +11,9 @@ given, the canary, step and side, and what to verify against (the expected data,
 verifier version, and whether they came from the pool or from the caller). Rows
 that belong to a canary step wake the canary's analysis (at most every
 ``OBSERVE_INTERVAL_S``). The replica beats every ``HEARTBEAT_S``; a missing beat tells the
-platform its worker is gone.
+platform its worker is gone. The time its worker holds it, from its claim to its end, counts
+in the deployment's team's usage as ``serving`` on the job's queue, charged every
+``USAGE_CHARGE_S`` while it serves and at its end.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from django.utils import timezone
 from experiments import catalogue
 from experiments.adapters import verifier_reward_fn
 from experiments.model_format import ModelFormat
+from experiments.services import usage
 from experiments.services.failures import failure_reason
 from tasks_app.services import pinning
 from training.config import ModelConfig, SamplingConfig
@@ -43,6 +46,7 @@ from training.models import load_model
 from training.prompting import answers_only
 from training.serving import BatchingServer, Limits, Pending, ServingHTTP
 
+from ..jobs import SERVE_REPLICA
 from ..models import (
     Deployment,
     JudgedAgainst,
@@ -57,6 +61,8 @@ logger = logging.getLogger(__name__)
 HEARTBEAT_S = 2.0
 OBSERVE_INTERVAL_S = 0.5
 MAX_ATTEMPTS = 3
+USAGE_CHARGE_S = 60.0
+"""How often a serving replica's worker time is added to its team's usage."""
 
 
 def run_job(replica_id: int, worker: str) -> None:
@@ -64,11 +70,14 @@ def run_job(replica_id: int, worker: str) -> None:
     if replica is None:
         logger.info("replica.not_claimed", extra={"replica_id": replica_id})
         return
+    meter = usage.JobMeter(replica.deployment.team_id, SERVE_REPLICA, usage.SERVING)
     try:
-        serve(replica)
+        serve(replica, meter)
     except Exception as exc:  # noqa: BLE001 - every failure ends on the replica, with its reason
         logger.exception("replica.failed", extra={"replica_id": replica_id})
         _set(replica, ReplicaState.FAILED, failure_reason(exc)[:500])
+    finally:
+        meter.charge()
 
 
 def claim(replica_id: int, worker: str) -> Replica | None:
@@ -107,7 +116,7 @@ def model_dir(replica: Replica) -> Path:
     return path
 
 
-def serve(replica: Replica) -> None:
+def serve(replica: Replica, meter: usage.JobMeter | None = None) -> None:
     deployment = replica.deployment
     torch.set_num_threads(settings.SERVING_THREADS)
     model, tokenizer = load_model(ModelConfig(path=str(model_dir(replica))))
@@ -137,7 +146,7 @@ def serve(replica: Replica) -> None:
         )  # fmt: skip
         deployments.publish(deployment, "replica_ready", replica=replica.pk)
         logger.info("replica.ready", extra={"replica_id": replica.pk, "address": address})
-        _beat_until_stopped(replica, server)
+        _beat_until_stopped(replica, server, meter)
     finally:
         http.stop()
         server.stop()
@@ -151,10 +160,17 @@ def serve(replica: Replica) -> None:
         deployments.publish(deployment, "replica_stopped", replica=replica.pk)
 
 
-def _beat_until_stopped(replica: Replica, server: BatchingServer) -> None:
-    """Beat every HEARTBEAT_S, taking the deployment's queue and batch sizes as they change."""
+def _beat_until_stopped(
+    replica: Replica, server: BatchingServer, meter: usage.JobMeter | None = None
+) -> None:
+    """Beat every HEARTBEAT_S, taking the deployment's queue and batch sizes as they change,
+    and charge ``meter`` every USAGE_CHARGE_S."""
+    charged = time.monotonic()
     while True:
         time.sleep(HEARTBEAT_S)
+        if meter is not None and time.monotonic() - charged >= USAGE_CHARGE_S:
+            meter.charge()
+            charged = time.monotonic()
         beat = Replica.objects.filter(pk=replica.pk, state=ReplicaState.READY).update(
             heartbeat_at=timezone.now()
         )

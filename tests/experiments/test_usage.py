@@ -197,7 +197,10 @@ def test_it_reports_a_teams_month_by_queue_family_and_run(api, team, run, gpu_ra
         ("gpu", 3600),
         ("cpu", 600),
     ]
-    assert [r["key"] for r in body["by_kind"]] == ["training", "grading"]
+    assert [(r["key"], r["label"]) for r in body["by_kind"]] == [
+        ("training", "Training"),
+        ("grading", "Difficulty grading"),
+    ]
     assert [(r["key"], r["worker_seconds"]) for r in body["by_family"]] == [("digits", 4200)]
     assert [(r["run"], r["experiment_name"], r["number"]) for r in body["by_run"]] == [
         (run.pk, "Sort", 1)
