@@ -1,6 +1,6 @@
 """A chat-format LoRA experiment through the platform: a tiny Qwen2 chat model in the models
-folder trains with adapters, its model version records the chat format, and an evaluation of
-its checkpoint runs in that format."""
+folder is pre-flighted and trains with adapters in chat format, its model version records the
+chat format, and an evaluation of its checkpoint runs in that format."""
 
 from __future__ import annotations
 
@@ -10,8 +10,15 @@ from unittest import mock
 
 import pytest
 
-from experiments.models import Checkpoint, EvaluationState, RunState
-from experiments.services import evaluation, experiments, registry, runs, training_job
+from experiments.models import Checkpoint, EvaluationState, PreflightState, RunState
+from experiments.services import (
+    evaluation,
+    experiments,
+    preflight,
+    registry,
+    runs,
+    training_job,
+)
 from tests.experiments.runs_setup import (  # noqa: F401 (fixtures)
     advertise,
     config_for,
@@ -50,6 +57,11 @@ def test_a_chat_lora_experiment_trains_records_its_format_and_evaluates(owner, t
         prompt_format={"kind": "chat", "system_prompt": SYSTEM},
         lora={"rank": 4, "alpha": 8},
     )
+    with mock.patch("crucible.jobs.send"):
+        report = preflight.start(owner, team, config, tasks_per_level=2)
+    preflight.run_job(report.pk)  # sampled and judged in the experiment's chat format
+    report.refresh_from_db()
+    assert report.state == PreflightState.SUCCEEDED, report.message
     experiment = experiments.create_experiment(owner, team, name="Chat", config=config)
     assert experiment.config["prompt_format"]["kind"] == "chat"
     assert experiment.config["lora"]["rank"] == 4
