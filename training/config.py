@@ -87,7 +87,8 @@ class SamplingConfig:
     """Top-k sampling (0 = off)."""
     backend: str = "engine"
     """`engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished
-    rows dropped); `hf`: Hugging Face's generate, the reference. Models the loop cannot run
+    rows dropped); `hf`: Hugging Face's generate, the reference; `vllm`: vLLM colocated on
+    the GPU (the optional `vllm` extra; `training.vllm_backend`). Models the loop cannot run
     (sliding-window or hybrid attention, flash attention) use `hf`, with a warning."""
     compile: bool = False
     """`engine` backend on CUDA only: torch.compile the one-token decode step (ignored on CPU)."""
@@ -145,7 +146,11 @@ class BaseConfig:
             raise FieldErrors(errors)
         _check(self.lr_schedule in ("constant", "linear", "cosine"), "lr_schedule", "unknown")
         _check(self.mixed_precision in ("no", "bf16"), "mixed_precision", "must be no or bf16")
-        _check(self.sampling.backend in ("engine", "hf"), "sampling.backend", "engine or hf")
+        _check(
+            self.sampling.backend in ("engine", "hf", "vllm"),
+            "sampling.backend",
+            "must be engine, hf or vllm",
+        )
         _check(
             not self.model.lora.enabled or self.model.path is not None,
             "model.path",

@@ -29,6 +29,7 @@ from transformers.cache_utils import StaticLayer
 from training.config import SamplingConfig
 from training.generation import Generator, HFGenerator, Rollout, finish_rollout, generator_stops
 from training.prompting import RAW_FORMAT, PromptFormat, encode_batch
+from training.vllm_backend import make_vllm_generator
 
 logger = logging.getLogger(__name__)
 
@@ -261,7 +262,10 @@ def make_generator(
     prompt_format: PromptFormat = RAW_FORMAT,
 ) -> Generator:
     """The generator `sampling.backend` names, falling back to HF for unsupported models;
-    either encodes prompts and stops completions as `prompt_format` says."""
+    either encodes prompts and stops completions as `prompt_format` says. `vllm` raises a
+    RuntimeError naming `sampling.backend` where vLLM or a GPU is missing."""
+    if sampling.backend == "vllm":
+        return make_vllm_generator(sampling, model, tokenizer, prompt_format)
     if sampling.backend == "engine":
         reason = unsupported_reason(model)
         if reason is None:

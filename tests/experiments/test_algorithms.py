@@ -42,7 +42,7 @@ def test_it_offers_choices_only_where_the_help_names_the_accepted_values():
     grpo = fields_of("grpo")
     assert grpo["lr_schedule"].choices == ["constant", "linear", "cosine"]
     assert grpo["kl_estimator"].choices == ["k1", "k3", "none"]
-    assert grpo["sampling.backend"].choices == ["engine", "hf"]
+    assert grpo["sampling.backend"].choices == ["engine", "hf", "vllm"]
     assert grpo["tis"].choices == ["off", "token", "sequence"]
     assert grpo["learning_rate"].choices is None
 

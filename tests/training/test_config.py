@@ -33,7 +33,7 @@ def test_it_picks_the_dataclass_by_algorithm():
         ({"algorithm": "grpo", "micro_batch_size": 5}, "micro_batch_size"),
         ({"algorithm": "grpo", "colour": "red"}, "colour"),
         ({"algorithm": "dpo"}, "algorithm"),
-        ({"algorithm": "grpo", "sampling": {"backend": "vllm"}}, "sampling.backend"),
+        ({"algorithm": "grpo", "sampling": {"backend": "sglang"}}, "sampling.backend"),
         ({"algorithm": "grpo", "sampling": {"top_p": 0}}, "sampling.top_p"),
         ({"algorithm": "ppo", "tis": "yes"}, "tis"),
         ({"algorithm": "grpo", "tis": "token", "tis_cap": 0.5}, "tis_cap"),
