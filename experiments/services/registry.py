@@ -251,7 +251,12 @@ def _subject(
     )
     if found is None:
         raise field_errors([("checkpoint", f"checkpoint {checkpoint} does not exist")])
-    return found, lineage_of(found), training_format(team, found.run.experiment.config)
+    try:
+        fmt = training_format(team, found.run.experiment.config)
+    except catalogue.UnknownModel as exc:  # a chat format reads its model's template
+        why = f"its model's chat template cannot be read: {exc}"
+        raise field_errors([("checkpoint", why)]) from exc
+    return found, lineage_of(found), fmt
 
 
 def check_format(version: ModelVersion, served: Mapping[str, Any]) -> list[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from rest_framework.exceptions import ValidationError
 
 from experiments.models import Checkpoint, EvaluationState, PreflightState, RunState
 from experiments.services import (
@@ -86,6 +87,14 @@ def test_a_chat_lora_experiment_trains_records_its_format_and_evaluates(owner, t
     assert registered.format["reasoning_tags"] == ["<think>", "</think>"]
     served_raw = registry.check_format(registered, {"chat_template": None})
     assert len(served_raw) == 1 and served_raw[0].startswith("chat format differs")
+
+    chat_model.rename(chat_model.with_name("moved"))  # its template can no longer be read
+    try:
+        with pytest.raises(ValidationError) as refused:
+            registry.register(owner, model, checkpoint=checkpoint.pk)
+    finally:
+        chat_model.with_name("moved").rename(chat_model)
+    assert "chat template cannot be read: unknown model" in str(refused.value.detail)
 
     families = [{"pool_version": version.pk, "verifier_version": verifier.pk}]
     with mock.patch("crucible.jobs.send"):
