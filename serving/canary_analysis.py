@@ -31,6 +31,11 @@ Decision rules, applied by :func:`analyse` at each step:
   when all four pass, ``inconclusive`` when the candidate has ``max_samples`` verified
   answers with neither, else ``collecting``.
 
+How much more traffic a step needs (:func:`answers_needed`): the step's figures projected
+forward at its observed rates (pass rates, error rate, and the share of answers each side
+gets) and judged by :func:`analyse` itself, so the number is the one the decision rule
+would reach, not a separate power formula.
+
 Pure Python on purpose: no Django, no numpy; tested without a database.
 """
 
@@ -484,3 +489,105 @@ def _outcome(
     return COLLECTING, (
         f"not yet decided on {', '.join(pending)}; {CHECK_LABELS[first.name]}: {first.detail}"
     )
+
+
+# --- How much more a step needs ------------------------------------------------------------
+
+UNSEEN_PASS_RATE = 0.5
+"""The pass rate assumed for both sides before either has a verified answer."""
+
+
+@dataclass(frozen=True)
+class Needed:
+    """How many more verified candidate answers the current step needs to be decided."""
+
+    answers: int
+    """More verified candidate answers (0: the step is decided now)."""
+    requests: int
+    """More requests to the deployment for those answers, at the step's share and the
+    candidate's error rate."""
+    outcome: str
+    """What the step would then be, at today's rates: ``successful``, ``failed`` or
+    ``inconclusive`` (``max_samples`` reached first)."""
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _rate(part: int, whole: int, fallback: float) -> float:
+    return part / whole if whole else fallback
+
+
+def _cycled(values: Sequence[float], fallback: Sequence[float], n: int) -> tuple[float, ...]:
+    """``values`` (else ``fallback``, else 1.0) repeated to at least ``n`` items: the same
+    p95 and mean, enough of them for a distribution check to judge."""
+    base = tuple(values) or tuple(fallback) or (1.0,)
+    return (base * ceil(n / len(base)))[: max(n, len(base))] if len(base) < n else base
+
+
+def _grown(
+    side: Side, more_ok: int, pass_rate: float, error_rate: float, other: Side, floor: int
+) -> Side:
+    """``side`` after ``more_ok`` more verified answers at ``pass_rate``, with the requests
+    that errored on the way at ``error_rate``; latencies and lengths as observed (the other
+    side's when it has none yet)."""
+    more_requests = round(more_ok / (1.0 - error_rate)) if error_rate < 1.0 else more_ok
+    return Side(
+        requests=side.requests + more_requests,
+        errors=side.errors + (more_requests - more_ok),
+        verified=side.verified + more_ok,
+        passed=side.passed + round(more_ok * pass_rate),
+        latencies_ms=_cycled(side.latencies_ms, other.latencies_ms, floor),
+        output_tokens=tuple(int(t) for t in _cycled(side.output_tokens, other.output_tokens, floor)),
+    )  # fmt: skip
+
+
+def answers_needed(
+    production: Side, candidate: Side, guardrails: Guardrails, candidate_share: float
+) -> Needed:
+    """How many more verified candidate answers decide this step if both sides keep their
+    observed rates. ``candidate_share`` is the fraction of requests the candidate answers
+    (the step's share in a split canary, 1.0 in shadow, where production answers them all).
+
+    Each projected step is judged by :func:`analyse`; the smallest number that decides is
+    found by doubling then bisecting (the interval narrows as answers grow, so more never
+    undoes a decision at fixed rates). At ``max_samples`` the step is inconclusive."""
+    if not 0.0 < candidate_share <= 1.0:
+        raise ValueError("candidate_share must be above 0 and at most 1")
+    shared = _rate(production.passed + candidate.passed,
+                   production.verified + candidate.verified, UNSEEN_PASS_RATE)  # fmt: skip
+    p_a = _rate(production.passed, production.verified, shared)
+    p_b = _rate(candidate.passed, candidate.verified, shared)
+    e_a = min(_rate(production.errors, production.requests, 0.0), 0.99)
+    e_b = min(_rate(candidate.errors, candidate.requests, 0.0), 0.99)
+    # Production answers per candidate answer: the rest of the traffic in a split, all of it
+    # in shadow (1.0 share), where production answers every request the candidate copies.
+    ratio = 1.0 if candidate_share >= 1.0 else (1.0 - candidate_share) / candidate_share
+    ratio *= (1.0 - e_a) / (1.0 - e_b)
+    floor = guardrails.min_samples
+
+    def judged(m: int) -> Analysis:
+        prod = _grown(production, round(m * ratio), p_a, e_a, candidate, floor)
+        cand = _grown(candidate, m, p_b, e_b, production, floor)
+        return analyse(prod, cand, guardrails)
+
+    limit = max(0, guardrails.max_samples - candidate.verified)
+    low, high = 0, 1
+    if judged(0).outcome != COLLECTING:
+        high = 0
+    else:
+        while high < limit and judged(high).outcome == COLLECTING:
+            low, high = high, min(limit, high * 2)
+        while high - low > 1:  # judged(low) collects, judged(high) decides
+            middle = (low + high) // 2
+            low, high = (middle, high) if judged(middle).outcome == COLLECTING else (low, middle)
+    outcome = judged(high)  # decided: a check decides, or max_samples makes it inconclusive
+    requests = ceil(high / (1.0 - e_b) / candidate_share)
+    detail = (
+        f"needs about {high} more candidate answers ({requests} requests at "
+        f"{candidate_share:.0%} to the candidate) to decide this step; at pass rates "
+        f"{p_b:.2f} (candidate) and {p_a:.2f} (production) and a candidate error rate of "
+        f"{e_b:.2f} it would then be {outcome.outcome}"
+    )
+    return Needed(high, requests, outcome.outcome, detail)

@@ -15,6 +15,7 @@ from serving.canary_analysis import (
     Side,
     always_valid_p,
     analyse,
+    answers_needed,
     confidence_sequence,
     mann_whitney_greater,
     p95,
@@ -234,3 +235,70 @@ def test_analysis_to_dict_is_json() -> None:
             "latency_p95",
             "output_length",
         ]
+
+
+# --- How much more a step needs -------------------------------------------------------------
+
+
+def _after(side: Side, more: int, pass_rate: float) -> Side:
+    """``side`` after ``more`` verified answers at ``pass_rate``, timings as steady as before."""
+    verified = side.verified + more
+    return _side(side.passed + round(more * pass_rate), verified, errors=side.errors)
+
+
+def test_it_sizes_the_readmes_undecided_five_percent_step_and_that_many_decide() -> None:
+    production, candidate = _side(1197, 1330), _side(63, 70)  # 1,400 requests, 0.9 each side
+    needed = answers_needed(production, candidate, GUARDRAILS, 0.05)
+    assert analyse(production, candidate, GUARDRAILS).outcome == "collecting"
+    assert 0 < needed.answers <= GUARDRAILS.max_samples - 70
+    assert needed.requests == pytest.approx(needed.answers / 0.05, abs=1)
+    m = needed.answers
+    decided = analyse(_after(production, 19 * m, 0.9), _after(candidate, m, 0.9), GUARDRAILS)
+    assert decided.outcome == needed.outcome == "successful"
+    one_short = analyse(
+        _after(production, 19 * (m - 1), 0.9), _after(candidate, m - 1, 0.9), GUARDRAILS
+    )
+    assert one_short.outcome == "collecting"
+    assert f"needs about {m} more candidate answers" in needed.detail
+
+
+def test_a_clearly_worse_candidate_needs_fewer_answers_to_fail() -> None:
+    production = _side(90, 100)
+    equal = answers_needed(production, _side(45, 50), GUARDRAILS, 0.5)
+    worse = answers_needed(production, _side(25, 50), GUARDRAILS, 0.5)
+    assert worse.outcome == "failed" and worse.answers < equal.answers
+    decided = analyse(
+        _after(production, worse.answers, 0.9), _after(_side(25, 50), worse.answers, 0.5),
+        GUARDRAILS,
+    )  # fmt: skip
+    assert decided.outcome == "failed"
+
+
+def test_it_counts_the_requests_the_candidates_errors_cost() -> None:
+    candidate = _side(18, 20, requests=22, errors=2)  # about 1 request in 11 errors
+    needed = answers_needed(_side(36, 40), candidate, GUARDRAILS, 1.0)  # shadow: a copy of all
+    assert needed.requests == pytest.approx(needed.answers * 22 / 20, abs=1)
+
+
+def test_a_decided_step_needs_nothing_more() -> None:
+    needed = answers_needed(_side(380, 400), _side(380, 400), GUARDRAILS, 0.5)
+    assert (needed.answers, needed.requests, needed.outcome) == (0, 0, "successful")
+
+
+def test_rates_at_the_allowed_drop_end_inconclusive_at_max_samples() -> None:
+    rails = Guardrails(max_samples=200)
+    needed = answers_needed(_side(90, 100), _side(85, 100), rails, 0.5)
+    assert (needed.answers, needed.outcome) == (100, "inconclusive")
+
+
+def test_it_sizes_a_step_that_has_seen_nothing_yet_at_even_odds() -> None:
+    # At 0.5 a side the interval is widest: 400 answers cannot tell a 5-point drop apart.
+    needed = answers_needed(Side(), Side(), GUARDRAILS, 0.25)
+    assert (needed.answers, needed.requests, needed.outcome) == (400, 1600, "inconclusive")
+    wider = answers_needed(Side(), Side(), Guardrails(max_samples=5000), 0.25)
+    assert 400 < wider.answers < 5000 and wider.outcome == "successful"
+
+
+def test_it_refuses_a_share_outside_zero_to_one() -> None:
+    with pytest.raises(ValueError, match="candidate_share"):
+        answers_needed(Side(), Side(), GUARDRAILS, 0.0)
