@@ -13,6 +13,8 @@ import { ExperimentDetailRoute } from "@/features/experiments/routes/experiment-
 import { ExperimentsRoute } from "@/features/experiments/routes/experiments";
 import { NewExperimentRoute } from "@/features/experiments/routes/new-experiment";
 import { OverviewRoute } from "@/features/overview/routes/overview";
+import { EvaluationRoute } from "@/features/reports/routes/evaluation";
+import { NewReportRoute } from "@/features/reports/routes/new-report";
 import { ReportRoute } from "@/features/reports/routes/report";
 import { ReportsRoute } from "@/features/reports/routes/reports";
 import { ModelRoute } from "@/features/registry/routes/model";
@@ -63,11 +65,13 @@ export const routes: RouteObject[] = [
           { path: "runs/compare", element: <CompareRunsRoute /> },
           { path: "runs/:runId/:tab?", element: <RunRoute /> },
           { path: "reports", element: <ReportsRoute /> },
+          { path: "reports/new", element: <NewReportRoute /> },
           { path: "reports/:reportId", element: <ReportRoute /> },
           { path: "evaluation-suites", element: <SuitesRoute /> },
           { path: "evaluation-suites/new", element: <SuiteEditorRoute /> },
           { path: "evaluation-suites/:suiteId", element: <SuiteEditorRoute /> },
           { path: "evaluations/new", element: <NewEvaluationRoute /> },
+          { path: "evaluations/:evaluationId", element: <EvaluationRoute /> },
           { path: "registry", element: <ModelsRoute /> },
           { path: "registry/:modelId", element: <ModelRoute /> },
           { path: "deployments", element: <DeploymentsRoute /> },

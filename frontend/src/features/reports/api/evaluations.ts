@@ -7,18 +7,38 @@ import { api } from "@/lib/api-client";
 import type { Paginated } from "@/lib/api-types";
 
 export type EvaluationJob = components["schemas"]["EvaluationJob"];
+export type EvaluationDetail = components["schemas"]["EvaluationJobDetail"];
 
 const POLL_MS = 10_000;
+
+const unfinished = (j: EvaluationJob) => j.state === "queued" || j.state === "running";
 
 export function evaluationsOptions(team: string) {
   return queryOptions({
     queryKey: ["evaluation", "list", team],
     queryFn: ({ signal }) => api.get<Paginated<EvaluationJob>>("/api/v1/evaluations/", { team }, signal),
-    refetchInterval: (query) =>
-      query.state.data?.results.some((j) => j.state === "queued" || j.state === "running") ? POLL_MS : false,
+    refetchInterval: (query) => (query.state.data?.results.some(unfinished) ? POLL_MS : false),
   });
 }
 
 export function useEvaluations(team: string | undefined) {
   return useQuery({ ...evaluationsOptions(team ?? ""), enabled: !!team });
+}
+
+/** The team's succeeded evaluations: what a report can compare. */
+export function useFinishedEvaluations(team: string | undefined) {
+  return useQuery({
+    queryKey: ["evaluation", "list", team, "succeeded"],
+    queryFn: ({ signal }) =>
+      api.get<Paginated<EvaluationJob>>("/api/v1/evaluations/", { team: team ?? "", state: "succeeded" }, signal),
+    enabled: !!team,
+  });
+}
+
+export function useEvaluation(id: number) {
+  return useQuery({
+    queryKey: ["evaluation", id],
+    queryFn: ({ signal }) => api.get<EvaluationDetail>(`/api/v1/evaluations/${id}/`, undefined, signal),
+    refetchInterval: (query) => (query.state.data && unfinished(query.state.data) ? POLL_MS : false),
+  });
 }

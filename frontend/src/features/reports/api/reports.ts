@@ -15,6 +15,7 @@ export type ReportComment = components["schemas"]["Comment"];
 export type ReportReview = components["schemas"]["Review"];
 export type CommentInput = ApiRequestBody<"/api/v1/reports/{id}/comments/", "post">;
 export type ReviewInput = ApiRequestBody<"/api/v1/reports/{id}/review/", "post">;
+export type ReportInput = ApiRequestBody<"/api/v1/reports/", "post">;
 
 export const reportQueryKey = ["report"] as const;
 
@@ -40,12 +41,25 @@ export function useReport(id: number) {
   return useQuery(reportOptions(id));
 }
 
-function useReportAction<I>(send: (input: I) => Promise<unknown>) {
+/** The reports whose candidate or baseline is evaluation ``evaluation``. */
+export function useReportsOfEvaluation(evaluation: number) {
+  return useQuery({
+    queryKey: [...reportQueryKey, "list", "evaluation", evaluation],
+    queryFn: ({ signal }) =>
+      api.get<Paginated<ReportListItem>>("/api/v1/reports/", { evaluation: String(evaluation) }, signal),
+  });
+}
+
+function useReportAction<I, R>(send: (input: I) => Promise<R>) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: send,
     onSuccess: () => client.invalidateQueries({ queryKey: reportQueryKey }),
   });
+}
+
+export function useCreateReport() {
+  return useReportAction((input: ReportInput) => api.post<Report>("/api/v1/reports/", input));
 }
 
 export function useSubmitReport(id: number) {

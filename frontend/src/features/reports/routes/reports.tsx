@@ -7,13 +7,11 @@ import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { useCurrentTeam } from "@/lib/current-team";
-import { formatDateTime } from "@/lib/format";
 
 import { useEvaluations } from "../api/evaluations";
 import { useReports } from "../api/reports";
+import { ReportTable } from "../components/report-table";
 import "../reports.css";
-
-const STATE_LABEL = { draft: "Draft", in_review: "In review", approved: "Approved", changes_requested: "Changes requested" };
 
 function ReportList({ team }: { team: string | undefined }) {
   const reports = useReports(team);
@@ -23,27 +21,11 @@ function ReportList({ team }: { team: string | undefined }) {
       <QueryPlaceholder query={reports} />
       {reports.data && !rows.length && (
         <EmptyState title="No reports yet">
-          Evaluate a checkpoint and a baseline (POST /api/v1/evaluations/), then compare them (POST /api/v1/reports/).
+          Evaluate a checkpoint and a baseline (<Link to="/evaluations/new">New evaluation</Link>), then compare the
+          two once they have finished (<Link to="/reports/new">Compare evaluations</Link>).
         </EmptyState>
       )}
-      {rows.length > 0 && (
-        <table className="table" aria-label="Reports">
-          <thead>
-            <tr><th>Report</th><th>Version</th><th>Headline</th><th>State</th><th>Created</th></tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id}>
-                <td><Link to={`/reports/${r.id}`}>{r.lineage}</Link></td>
-                <td>v{r.version}</td>
-                <td>{r.headline}</td>
-                <td><span className={`rp-state rp-state-${r.state}`}>{STATE_LABEL[r.state]}</span></td>
-                <td>{formatDateTime(r.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {rows.length > 0 && <ReportTable rows={rows} />}
     </Card>
   );
 }
@@ -61,8 +43,8 @@ function EvaluationList({ team }: { team: string | undefined }) {
         <tbody>
           {rows.map((j) => (
             <tr key={j.id}>
-              <td>{j.id}</td>
-              <td>{j.subject}</td>
+              <td><Link to={`/evaluations/${j.id}`}>{j.id}</Link></td>
+              <td><Link to={`/evaluations/${j.id}`}>{j.subject}</Link></td>
               <td>
                 {j.families.map((f) => `${f.family} v${f.version_number}`).join(", ")}
                 {j.suite !== null && (
@@ -92,9 +74,14 @@ export function ReportsRoute() {
         title="Reports"
         description="Regression reports compare a candidate with a baseline family by family, and go through review before a checkpoint ships."
         actions={
-          <Link className="btn btn-primary" to="/evaluations/new">
-            New evaluation
-          </Link>
+          <div className="row">
+            <Link className="btn" to="/evaluations/new">
+              New evaluation
+            </Link>
+            <Link className="btn btn-primary" to="/reports/new">
+              Compare evaluations
+            </Link>
+          </div>
         }
       />
       <ReportList team={team} />
