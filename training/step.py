@@ -340,4 +340,5 @@ def update(
         run.optimizer.step()
         run.scheduler.step()
         run.optimizer.zero_grad(set_to_none=True)
+        run.generator.sync_weights()  # a backend holding its own copy (vLLM) reloads it
     log.add(**{metric.GRAD_NORM: grad_norm})
