@@ -118,6 +118,21 @@ class SidesSerializer(serializers.Serializer):
     candidate = SideStatsSerializer()
 
 
+class NeededSerializer(serializers.Serializer):
+    answers = serializers.IntegerField(
+        help_text="More verified candidate answers this step needs to be decided, if both "
+        "sides keep their rates (0: decided)."
+    )
+    requests = serializers.IntegerField(
+        help_text="More requests to the deployment for those answers, at the step's share."
+    )
+    outcome = serializers.CharField(
+        help_text="What the step would then be at today's rates: successful, failed or "
+        "inconclusive (max_samples reached first)."
+    )
+    detail = serializers.CharField()
+
+
 class AnalysisSerializer(serializers.Serializer):
     outcome = serializers.ChoiceField(
         choices=["collecting", "successful", "failed", "inconclusive"], required=False
@@ -126,6 +141,9 @@ class AnalysisSerializer(serializers.Serializer):
     checks = CheckSerializer(many=True, required=False)
     pass_rate = PassRateSerializer(required=False)
     sides = SidesSerializer(required=False)
+    needed = NeededSerializer(
+        required=False, help_text="How much more traffic the step needs (canary_analysis)."
+    )
     at = serializers.DateTimeField(required=False)
 
 

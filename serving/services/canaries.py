@@ -175,6 +175,12 @@ def sides(canary: Canary) -> tuple[canary_analysis.Side, canary_analysis.Side]:
     return side_of(ReplicaRole.PRODUCTION), side_of(ReplicaRole.CANDIDATE)
 
 
+def candidate_share(canary: Canary) -> float:
+    """The fraction of requests the candidate answers: its step's share in a split, all of
+    them (a copy each) in shadow."""
+    return 1.0 if canary.mode == CanaryMode.SHADOW else canary.share / 100
+
+
 def observe(canary_id: int) -> Canary | None:
     """Analyse the current step of a running canary and act on the outcome."""
     with transaction.atomic():
@@ -189,9 +195,13 @@ def observe(canary_id: int) -> Canary | None:
         production, candidate = sides(canary)
         rails = canary_analysis.Guardrails.from_dict(canary.guardrails)
         analysis = canary_analysis.analyse(production, candidate, rails)
+        needed = canary_analysis.answers_needed(
+            production, candidate, rails, candidate_share(canary)
+        )
         canary.analysis = {
             **analysis.to_dict(),
             "sides": {"production": _side_dict(production), "candidate": _side_dict(candidate)},
+            "needed": needed.to_dict(),
             "at": timezone.now().isoformat(),
         }
         _add_point(canary, analysis, production, candidate)

@@ -19,7 +19,8 @@ from django.utils import timezone
 from crucible.accounts import services as accounts
 from crucible.asgi import application
 from experiments.models import ModelVersion
-from serving.models import Canary, CanaryState, Deployment, Replica, ReplicaState
+from serving.canary_analysis import Guardrails, answers_needed
+from serving.models import Canary, CanaryState, Deployment, Replica, ReplicaState, ServedRequest
 from serving.services import canaries, deployments, routing
 from tests.serving.serving_setup import Served
 from tests.websockets import close_code
@@ -240,3 +241,26 @@ def test_a_route_changed_by_another_process_is_read_again_at_once(  # type: igno
     after = routing.route(deployment)
     assert after.canary is not None and after.canary.pk == canary.pk
     assert routing.route(deployment) is after  # kept again until the next change
+
+
+def test_the_canary_says_how_many_more_answers_its_step_needs(
+    api, owner, served, deployment
+) -> None:  # type: ignore[no-untyped-def]
+    candidate = served.version(sft_steps=1, step=80, promoted=False)
+    canary = canaries.start(owner, deployment, candidate=candidate.pk, steps=[20, 40])
+    for side, n, passed in (("production", 80, 72), ("candidate", 20, 18)):
+        ServedRequest.objects.bulk_create(
+            ServedRequest(
+                deployment=deployment, canary=canary, step=0, side=side, prompt="p",
+                status="ok", latency_ms=100.0 + i % 7, output_tokens=20, family="digits",
+                task="t", passed=i < passed, judged_against="pool",
+            )
+            for i in range(n)
+        )  # fmt: skip
+    canaries.observe(canary.pk)
+    needed = api.get(f"/api/v1/canaries/{canary.pk}/").json()["analysis"]["needed"]
+    production, cand = canaries.sides(Canary.objects.get(pk=canary.pk))
+    expected = answers_needed(production, cand, Guardrails(), 0.2)
+    assert needed == expected.to_dict() and needed["answers"] > 20
+    assert needed["requests"] == pytest.approx(needed["answers"] / 0.2, abs=1)
+    assert f"needs about {needed['answers']} more candidate answers" in needed["detail"]

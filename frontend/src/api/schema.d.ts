@@ -2069,6 +2069,8 @@ export interface components {
             checks?: components["schemas"]["Check"][];
             pass_rate?: components["schemas"]["PassRate"];
             sides?: components["schemas"]["Sides"];
+            /** @description How much more traffic the step needs (canary_analysis). */
+            needed?: components["schemas"]["Needed"];
             /** Format: date-time */
             at?: string;
         };
@@ -2341,6 +2343,8 @@ export interface components {
             readonly created_at: string;
             /** @description Null until promoted on an approved report. */
             readonly promotion: components["schemas"]["Promotion"] | null;
+            /** @description Whether the checkpoint holds a LoRA adapter (exportable merged into its base, or alone) rather than full weights. */
+            readonly adapter: boolean;
         };
         /**
          * @description The `type` of a message a client sends on a stream's socket.
@@ -3975,6 +3979,25 @@ export interface components {
          * @enum {string}
          */
         JudgedAgainstEnum: "pool" | "caller";
+        KindUsageRow: {
+            /**
+             * Format: double
+             * @description Seconds of workers, times processes.
+             */
+            worker_seconds: number;
+            generated_tokens: number;
+            /** @description Tokens model judges read. */
+            judge_tokens: number;
+            /**
+             * Format: double
+             * @description At the rates in force when it was used.
+             */
+            cost: number;
+            /** @description The queue, kind or family (blank: work not split by family). */
+            key: string;
+            /** @description What the kind of work is called: Training, Evaluation, Pre-flight, Difficulty grading, Serving replica hours. */
+            label: string;
+        };
         /**
          * @description * `good` - Known good
          *     * `bad` - Known bad
@@ -4255,6 +4278,15 @@ export interface components {
         NamedRef: {
             id: number;
             name: string;
+        };
+        Needed: {
+            /** @description More verified candidate answers this step needs to be decided, if both sides keep their rates (0: decided). */
+            answers: number;
+            /** @description More requests to the deployment for those answers, at the step's share. */
+            requests: number;
+            /** @description What the step would then be at today's rates: successful, failed or inconclusive (max_samples reached first). */
+            outcome: string;
+            detail: string;
         };
         Origin: {
             /**
@@ -5839,7 +5871,7 @@ export interface components {
             top_p: number;
             /** @description Top-k sampling (0 = off). */
             top_k: number;
-            /** @description `engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished rows dropped); `hf`: Hugging Face's generate, the reference. Models the loop cannot run (sliding-window or hybrid attention, flash attention) use `hf`, with a warning. */
+            /** @description `engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished rows dropped); `hf`: Hugging Face's generate, the reference; `vllm`: vLLM colocated on the GPU (the optional `vllm` extra; `training.vllm_backend`). Models the loop cannot run (sliding-window or hybrid attention, flash attention) use `hf`, with a warning. */
             backend: string;
             /** @description `engine` backend on CUDA only: torch.compile the one-token decode step (ignored on CPU). */
             compile: boolean;
@@ -5868,7 +5900,7 @@ export interface components {
              */
             top_k: number;
             /**
-             * @description `engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished rows dropped); `hf`: Hugging Face's generate, the reference. Models the loop cannot run (sliding-window or hybrid attention, flash attention) use `hf`, with a warning.
+             * @description `engine`: the engine's decode loop (one prefill per prompt, static KV cache, finished rows dropped); `hf`: Hugging Face's generate, the reference; `vllm`: vLLM colocated on the GPU (the optional `vllm` extra; `training.vllm_backend`). Models the loop cannot run (sliding-window or hybrid attention, flash attention) use `hf`, with a warning.
              * @default engine
              */
             backend: string;
@@ -6192,8 +6224,8 @@ export interface components {
             currency: string;
             totals: components["schemas"]["Totals"];
             by_queue: components["schemas"]["UsageRow"][];
-            /** @description training, grading... */
-            by_kind: components["schemas"]["UsageRow"][];
+            /** @description training, evaluation, preflight, grading (pool difficulty), serving (replica hours on the serve queue). */
+            by_kind: components["schemas"]["KindUsageRow"][];
             by_family: components["schemas"]["UsageRow"][];
             by_run: components["schemas"]["RunUsageRow"][];
             quota: components["schemas"]["Quota"];
