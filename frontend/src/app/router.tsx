@@ -1,5 +1,6 @@
 import { createBrowserRouter, Navigate, type RouteObject } from "react-router";
 
+import { AuditRoute } from "@/features/audit/routes/audit";
 import { LoginRoute } from "@/features/auth/routes/login";
 import { CurriculaRoute } from "@/features/curricula/routes/curricula";
 import { CurriculumEditorRoute } from "@/features/curricula/routes/curriculum-editor";
@@ -81,6 +82,7 @@ export const routes: RouteObject[] = [
           { path: "settings/tokens", element: <TokensRoute /> },
           { path: "settings/team", element: <TeamSettingsRoute /> },
           { path: "usage", element: <UsageRoute /> },
+          { path: "audit", element: <AuditRoute /> },
           { path: "*", element: <NotFoundRoute /> },
         ],
       },

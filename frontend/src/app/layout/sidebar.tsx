@@ -26,6 +26,7 @@ const SECTIONS: { heading: string; items: NavItem[] }[] = [
       { to: "/settings/tokens", label: "API tokens", icon: "tokens" },
       { to: "/settings/team", label: "Team", icon: "team" },
       { to: "/usage", label: "Usage and cost", icon: "usage" },
+      { to: "/audit", label: "Audit log", icon: "audit" },
     ],
   },
 ];

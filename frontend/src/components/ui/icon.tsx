@@ -18,6 +18,7 @@ const PATHS = {
   plus: "M12 5v14M5 12h14",
   inbox: "M3 13h5l1 3h6l1-3h5M5 5h14l2 8v6H3v-6z",
   usage: "M12 14l4-4M4.2 18a9 9 0 1 1 15.6 0z",
+  audit: "M9 4h6v3H9zM7 5H5v16h14V5h-2M8 11h8M8 15h8M8 19h5",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -5,7 +5,7 @@ import type { MeTeam } from "@/lib/auth";
 import { formatDateTime, formatRelative } from "@/lib/format";
 
 import { useActivity, type AuditEntry } from "../api/get-activity";
-import { describeAction, targetName } from "../lib/describe-event";
+import { describeAction, targetName } from "@/lib/describe-event";
 
 const SHOWN = 8;
 
@@ -48,6 +48,11 @@ export function ActivityCard({ team }: { team: MeTeam | null }) {
             ))}
           </tbody>
         </table>
+      )}
+      {activity.isSuccess && entries.length > 0 && (
+        <div className="card-body">
+          <Link to="/audit">The whole audit log</Link>
+        </div>
       )}
     </Card>
   );
