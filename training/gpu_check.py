@@ -9,6 +9,13 @@
     accelerate launch --num_processes 1 -m training.gpu_check resume --out DIR
         resumes from that checkpoint under accelerate, trains two more steps, prints one JSON
         line, and exits 1 unless the step count and the optimizer state went on from it
+    python -m training.gpu_check fsdp-config --out FILE
+        writes the accelerate config (FSDP, full shard at Qwen2DecoderLayer, bf16) of the next
+    accelerate launch --config_file FILE -m training.gpu_check chat-lora --out DIR
+        GRPO with LoRA (rank 16) on a Qwen2-architecture model of the same size in chat
+        format, under FSDP; one JSON line of the same figures
+    python -m training.gpu_check chat-lora --out DIR --backend vllm
+        the same run generating with vLLM colocated (needs the `vllm` extra)
 
 Model FLOP utilisation (PaLM, Chowdhery et al. 2022, appendix B) counts 6 x parameters FLOPs
 per trained token (forward and backward) and 2 x parameters per generated token, over the
@@ -28,14 +35,19 @@ from pathlib import Path
 import torch
 from accelerate import PartialState
 
-from training import digits
+from training import digits, tiny_models
+from training.accelerate_config import accelerate_config, to_yaml
 from training.config import GRPOConfig, ModelConfig, SamplingConfig
 from training.engine import TrainResult, train
 from training.interfaces import Completion, DirectoryStore, Item, MemorySink, RewardResult
+from training.lora import LoraConfig
+from training.prompting import RAW_FORMAT, PromptFormat, encode
 
 LAYERS, WIDTH = 12, 768
 PROMPTS, GROUP, MICRO, MAX_NEW_TOKENS = 64, 8, 64, 96
 RESUME_STEPS = 2
+CHAT_ARCH, CHAT_LAYER, LORA_RANK = "qwen2", "Qwen2DecoderLayer", 16
+CHAT = PromptFormat(kind="chat")
 PEAK_BF16_FLOPS = (
     # Dense (no sparsity) bf16 tensor-core peaks from the vendors' datasheets, matched in
     # order against torch.cuda.get_device_name(); GPU_PEAK_FLOPS overrides them.
@@ -82,7 +94,7 @@ def coin_flip_reward(items: Sequence[Item], completions: Sequence[str]) -> list[
     return [RewardResult(float(flip), passed=bool(flip)) for flip in flips]
 
 
-def config(max_steps: int) -> GRPOConfig:
+def config(max_steps: int, model: ModelConfig | None = None, backend: str = "engine") -> GRPOConfig:
     return GRPOConfig(
         max_steps=max_steps,
         prompts_per_step=PROMPTS,
@@ -91,49 +103,101 @@ def config(max_steps: int) -> GRPOConfig:
         gradient_accumulation_steps=PROMPTS * GROUP // MICRO,  # one optimizer step a step
         learning_rate=1e-5,
         mixed_precision="bf16",
-        sampling=SamplingConfig(max_new_tokens=MAX_NEW_TOKENS),
-        model=ModelConfig(tiny_layers=LAYERS, tiny_width=WIDTH),
+        sampling=SamplingConfig(max_new_tokens=MAX_NEW_TOKENS, backend=backend),
+        model=model or ModelConfig(tiny_layers=LAYERS, tiny_width=WIDTH),
     )
+
+
+def chat_lora_model(out: Path) -> ModelConfig:
+    """A Qwen2-architecture model of LAYERS x WIDTH (62M parameters: grouped-query attention,
+    MLP 2 x WIDTH) with a chat tokenizer, built under `out` once (random weights: the check
+    measures speed, not learning), LoRA on every projection."""
+    path = out / f"tiny-{CHAT_ARCH}"
+    if not (path / "config.json").exists():
+        tiny_models.build(
+            CHAT_ARCH,
+            path,
+            hidden=WIDTH,
+            layers=LAYERS,
+            heads=12,
+            kv_heads=4,
+        )
+    return ModelConfig(path=str(path), lora=LoraConfig(rank=LORA_RANK, alpha=2 * LORA_RANK))
+
+
+def fsdp_config_yaml() -> str:
+    """The accelerate config of the chat-lora check: FSDP on 1 process, bf16."""
+    return to_yaml(accelerate_config("fsdp", 1, layer_classes=[CHAT_LAYER]))
 
 
 class Rows:
     """A rollout sink keeping each step's (prompt, completion tokens) pairs."""
 
-    def __init__(self) -> None:
+    def __init__(self, prompt_format: PromptFormat = RAW_FORMAT) -> None:
         self.steps: dict[int, list[tuple[str, int]]] = {}
+        self.prompt_format = prompt_format
 
     def rollouts(self, step: int, completions: Sequence[Completion]) -> None:
         self.steps[step] = [(c.item.prompt, c.tokens) for c in completions]
 
     def trained_tokens(self, step: int, result: TrainResult) -> int:
         """Prompt plus completion tokens of the step's rows: what the update runs on."""
-        encode = result.tokenizer
         return sum(
-            len(encode(prompt, add_special_tokens=False)["input_ids"]) + tokens
+            len(encode(result.tokenizer, prompt, self.prompt_format)) + tokens
             for prompt, tokens in self.steps[step]
         )
 
 
-def train_for(out: Path, max_steps: int) -> tuple[TrainResult, MemorySink, Rows]:
-    sink, rows = MemorySink(), Rows()
+def train_for(
+    out: Path,
+    max_steps: int,
+    grpo: GRPOConfig | None = None,
+    prompt_format: PromptFormat = RAW_FORMAT,
+) -> tuple[TrainResult, MemorySink, Rows]:
+    sink, rows = MemorySink(), Rows(prompt_format)
     result = train(
-        config(max_steps),
+        grpo or config(max_steps),
         sampler=digits.DigitSortSampler(2, 8, seed=0),
         reward_fn=coin_flip_reward,
         sink=sink,
         store=DirectoryStore(out / "checkpoints"),
         corpus=digits.corpus(500),
         rollout_sink=rows,
+        prompt_format=prompt_format,
     )
     return result, sink, rows
 
 
 def measure(out: Path, steps: int) -> dict:
     """Train `steps` steps; figures over all but the first."""
+    _fresh(out)
+    torch.cuda.reset_peak_memory_stats()
+    return {"check": "gpu_grpo_bf16", **figures(*train_for(out, steps))}
+
+
+def chat_lora(out: Path, steps: int, backend: str) -> dict:
+    """`measure` for LoRA on the chat Qwen2 model (under FSDP when launched so)."""
+    _fresh(out)
+    grpo = config(steps, chat_lora_model(out), backend)
+    torch.cuda.reset_peak_memory_stats()
+    result, sink, rows = train_for(out, steps, grpo, CHAT)
+    return {
+        "check": f"gpu_chat_lora_{backend}",
+        "architecture": CHAT_ARCH,
+        "processes": PartialState().num_processes,
+        "distributed_type": PartialState().distributed_type.name,
+        "trained_params": sum(p.numel() for p in result.model.parameters() if p.requires_grad),
+        **figures(result, sink, rows),
+    }
+
+
+def _fresh(out: Path) -> None:
     if DirectoryStore(out / "checkpoints").latest() is not None:
         raise SystemExit(f"{out / 'checkpoints'} holds checkpoints: measure starts from scratch")
-    torch.cuda.reset_peak_memory_stats()
-    result, sink, rows = train_for(out, steps)
+
+
+def figures(result: TrainResult, sink: MemorySink, rows: Rows) -> dict:
+    """Throughput, memory and utilisation over all logged steps but the first."""
     measured = sink.rows[1:]
     params = sum(p.numel() for p in result.model.parameters())
     generated = sum(m["perf/tokens_per_s"] * m["perf/step_s"] for _, m in measured)
@@ -146,7 +210,6 @@ def measure(out: Path, steps: int) -> dict:
     name = torch.cuda.get_device_name()
     peak = peak_bf16_flops(name)
     return {
-        "check": "gpu_grpo_bf16",
         "device": name,
         "params": params,
         "steps_measured": len(measured),
@@ -204,18 +267,31 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.gpu_check", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("probe", help="exit 0 when CUDA can train in bf16, 1 saying why not")
-    for name in ("measure", "resume"):
+    commands.add_parser("fsdp-config", help="the chat-lora check's accelerate config").add_argument(
+        "--out", type=Path, required=True, help="the YAML file to write"
+    )
+    for name in ("measure", "resume", "chat-lora"):
         command = commands.add_parser(name)
         command.add_argument("--out", type=Path, required=True, help="checkpoints go here")
-        if name == "measure":
+        if name != "resume":
             command.add_argument("--steps", type=int, default=5, help="the first is warm-up")
+        if name == "chat-lora":
+            command.add_argument("--backend", choices=("engine", "vllm"), default="engine")
     args = parser.parse_args(argv)
+    if args.command == "fsdp-config":
+        args.out.write_text(fsdp_config_yaml())
+        return 0
     problem = cuda_problem()
     if args.command == "probe" or problem is not None:
         print(problem or f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
         return 1 if problem else 0
-    if args.command == "measure":
-        print(json.dumps(measure(args.out, args.steps)), flush=True)
+    if args.command in ("measure", "chat-lora"):
+        done = (
+            measure(args.out, args.steps)
+            if args.command == "measure"
+            else chat_lora(args.out, args.steps, args.backend)
+        )
+        print(json.dumps(done), flush=True)
         return 0
     figures, ok = resume(args.out)
     print(json.dumps(figures), flush=True)

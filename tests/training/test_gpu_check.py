@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+import yaml
 
 from training import gpu_check
 from training.gpu_check import mfu, peak_bf16_flops
@@ -29,5 +30,25 @@ def test_it_measures_nothing_without_cuda(tmp_path, capsys):
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is visible: the refusal is for machines without one")
     assert gpu_check.main(["measure", "--out", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.startswith("no CUDA device")
+    assert not any(tmp_path.iterdir())
+
+
+def test_it_writes_the_fsdp_config_of_the_chat_lora_check_without_cuda(tmp_path):
+    path = tmp_path / "fsdp.yaml"
+    assert gpu_check.main(["fsdp-config", "--out", str(path)]) == 0
+    written = yaml.safe_load(path.read_text())
+    assert written["distributed_type"] == "FSDP" and written["num_processes"] == 1
+    assert written["mixed_precision"] == "bf16"
+    assert written["fsdp_config"]["fsdp_transformer_layer_cls_to_wrap"] == "Qwen2DecoderLayer"
+    assert written["fsdp_config"]["fsdp_use_orig_params"] is True  # LoRA under FSDP
+
+
+@pytest.mark.parametrize("backend", ["engine", "vllm"])
+def test_it_runs_no_chat_lora_check_without_cuda(tmp_path, capsys, backend):
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is visible: the refusal is for machines without one")
+    argv = ["chat-lora", "--backend", backend, "--out", str(tmp_path)]
+    assert gpu_check.main(argv) == 1
     assert capsys.readouterr().out.startswith("no CUDA device")
     assert not any(tmp_path.iterdir())
