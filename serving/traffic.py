@@ -26,9 +26,18 @@ from serving import keepalive
 @dataclass(frozen=True)
 class Result:
     status: int
+    """The HTTP status; 0 when the server could not be reached."""
     latency_ms: float
     side: str = ""
     detail: str = ""
+    """Why it was not answered: the error body's message, or the connection's failure."""
+    retry_after: str = ""
+    """Set when the server asks to be tried again later (a full queue, a replica restarting)."""
+
+    @property
+    def refused(self) -> bool:
+        """Not answered, and not a "try again later": sending more will not help."""
+        return self.status != 200 and not self.retry_after
 
 
 @dataclass
@@ -91,7 +100,19 @@ def post(url: str, token: str, body: dict[str, Any], timeout: float = 60.0) -> R
     found = answer.json()
     if answer.status == 200:
         return Result(200, latency, str(found.get("side", "")))
-    return Result(answer.status, latency, detail=str(found.get("detail", ""))[:200])
+    why = error_message(found) or answer.body.decode("utf-8", "replace").strip()[:120]
+    return Result(answer.status, latency, detail=why[:200], retry_after=answer.retry_after)
+
+
+def error_message(body: dict[str, Any]) -> str:
+    """The message of an error body in the API's shape (``{"errors": [{"field", "code",
+    "message"}]}``, the field named first), or its ``detail``; blank when it has neither."""
+    errors = body.get("errors")
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        first = errors[0]
+        field = f"{first['field']}: " if first.get("field") else ""
+        return f"{field}{first.get('message', '')}"
+    return str(body.get("detail", ""))
 
 
 def send(

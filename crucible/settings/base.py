@@ -354,6 +354,10 @@ WORKER_MEMORY_BYTES = env_int("WORKER_MEMORY_BYTES", 0)
 # (set it to the worker's name when web processes run on other hosts).
 SERVING_HOST = env_str("SERVING_HOST", "127.0.0.1") or "127.0.0.1"
 SERVING_ADVERTISE_HOST = env_str("SERVING_ADVERTISE_HOST", "") or ""
+# Where the platform answers its users: `make run` serves http://$(HOST):$(PORT), by default
+# http://127.0.0.1:8000 (Makefile, crucible/supervise.py). Commands that call the platform's
+# own API, as `manage.py replay_traffic` does, send there unless told otherwise.
+PLATFORM_URL = (env_str("PLATFORM_URL", "") or "http://127.0.0.1:8000").rstrip("/")
 # CPU threads each replica's generation uses.
 SERVING_THREADS = env_int("SERVING_THREADS", 1)
 # How long a web process keeps a deployment's route (its replicas and canary) at most: a

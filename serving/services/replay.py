@@ -1,5 +1,6 @@
 """What ``manage.py replay_traffic`` reads from the platform: a deployment's held-out tasks,
-a token to send them with, and a one-line state of its canary."""
+a token to send them with, a one-line state of its canary, and how much more traffic the
+canary's step needs to be decided (its analysis's ``needed``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from crucible.accounts.services import create_token, membership_of
 from experiments.model_format import ModelFormat
 from tasks_app.services import pinning
 
-from ..models import ACTIVE_CANARY_STATES, Canary, Deployment
+from ..models import ACTIVE_CANARY_STATES, Canary, CanaryState, Deployment
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,25 @@ def canary_line(deployment: Deployment) -> str:
         last = Canary.objects.filter(deployment=deployment).only("pk", "state").first()
         return f"canary {last.pk} {last.state.replace('_', ' ')}" if last else ""
     return f"canary {canary.pk} {canary.state.replace('_', ' ')} at {canary.share}%"
+
+
+@dataclass(frozen=True)
+class CanaryWatch:
+    running: bool
+    """Still deciding by itself: not finished, not waiting for a person, not paused."""
+    line: str
+    needed_requests: int | None
+    """More requests its current step needs to be decided (None: not analysed yet)."""
+
+
+def running_canary(deployment: Deployment) -> int | None:
+    """The id of the deployment's canary that is deciding now, if any."""
+    found = Canary.objects.filter(deployment=deployment, state=CanaryState.RUNNING)
+    return found.values_list("pk", flat=True).first()
+
+
+def watch(canary_id: int) -> CanaryWatch:
+    canary = Canary.objects.only("pk", "state", "steps", "step", "analysis").get(pk=canary_id)
+    needed = (canary.analysis or {}).get("needed") or {}
+    line = f"canary {canary.pk} {canary.state.replace('_', ' ')} at {canary.share}%"
+    return CanaryWatch(canary.state == CanaryState.RUNNING, line, needed.get("requests"))

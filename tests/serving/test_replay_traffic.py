@@ -52,3 +52,35 @@ def test_it_says_what_is_missing(owner, team, tmp_path) -> None:  # type: ignore
         call_command("replay_traffic", "s")
     with pytest.raises(CommandError, match="trained on: digits"):
         call_command("replay_traffic", "s", "--token", "x", "--family", "gsm8k")
+
+
+def test_it_stops_at_the_first_refusal_with_its_status_and_message(
+    owner, team, tmp_path, live_server, settings
+) -> None:  # type: ignore[no-untyped-def]
+    served = Served(owner, tmp_path)
+    served.production(served.version(sft_steps=1, step=40))
+    deployments.create(owner, team, name="S", slug="s", registered_model=served.model)
+    settings.PLATFORM_URL = live_server.url  # where the platform runs, read by default
+    out = io.StringIO()
+    with pytest.raises(CommandError) as refused:
+        call_command(
+            "replay_traffic", "s", "--token", "crc_wrong", "--requests", "200",
+            "--rate", "0", "--concurrency", "2", stdout=out, stderr=io.StringIO(),
+        )  # fmt: skip
+    assert "stopped at the first refusal: 401: " in str(refused.value)
+    assert "token" in str(refused.value).lower()  # the error body's message
+    assert f"to {live_server.url}/api/v1/deployments/s/generate/" in out.getvalue()
+    sent = int(out.getvalue().split(" answered")[0].rsplit("/", 1)[1])
+    assert sent <= 2 + 1  # the requests in flight when it stopped, not the 200
+
+
+def test_it_says_where_it_looked_when_the_platform_is_not_there(owner, team, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    served = Served(owner, tmp_path)
+    served.production(served.version(sft_steps=1, step=40))
+    deployments.create(owner, team, name="S", slug="s", registered_model=served.model)
+    with pytest.raises(CommandError, match="no answer: ConnectionRefusedError") as refused:
+        call_command(
+            "replay_traffic", "s", "--token", "x", "--url", "http://127.0.0.1:9",
+            "--requests", "50", "--concurrency", "1", stdout=io.StringIO(), stderr=io.StringIO(),
+        )  # fmt: skip
+    assert "is the platform at http://127.0.0.1:9? Set PLATFORM_URL" in str(refused.value)
