@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
 from crucible.api.serializers import StrictSerializer
+from training.lora import is_adapter_dir
 
 from .. import config as cfg
 from ..models import Checkpoint, Rollout, Run
@@ -113,14 +114,30 @@ class CheckpointSerializer(serializers.ModelSerializer):
     promotion = PromotionSerializer(
         read_only=True, allow_null=True, help_text="Null until promoted on an approved report."
     )
+    adapter = serializers.SerializerMethodField(
+        help_text="Whether the checkpoint holds a LoRA adapter (exportable merged into its base, "
+        "or alone) rather than full weights."
+    )
 
     class Meta:
         model = Checkpoint
-        fields = ["id", "step", "name", "metrics", "size_bytes", "created_at", "promotion"]
+        fields = [
+            "id",
+            "step",
+            "name",
+            "metrics",
+            "size_bytes",
+            "created_at",
+            "promotion",
+            "adapter",
+        ]
         read_only_fields = fields
 
     def get_name(self, checkpoint: Checkpoint) -> str:
         return Path(checkpoint.path).name
+
+    def get_adapter(self, checkpoint: Checkpoint) -> bool:
+        return is_adapter_dir(Path(checkpoint.path) / "model")
 
 
 class RolloutSerializer(serializers.ModelSerializer):

@@ -85,12 +85,16 @@ def test_it_lets_a_viewer_watch_but_not_cancel(client_for, teammate, run):
     assert viewer.post(f"/api/v1/runs/{run.pk}/cancel/").status_code == 403
 
 
-def test_it_lists_checkpoints_by_step(api, run):
-    Checkpoint.objects.create(run=run, step=4, path="/x/step-000004", metrics={"kl": 0.1})
+def test_it_lists_checkpoints_by_step(api, run, tmp_path):
+    adapter = tmp_path / "step-000004"
+    (adapter / "model").mkdir(parents=True)
+    (adapter / "model" / "adapter_config.json").write_text("{}")
+    Checkpoint.objects.create(run=run, step=4, path=str(adapter), metrics={"kl": 0.1})
     Checkpoint.objects.create(run=run, step=2, path="/x/step-000002", size_bytes=10)
     body = api.get(f"/api/v1/runs/{run.pk}/checkpoints/").json()
     assert [(c["step"], c["name"]) for c in body] == [(2, "step-000002"), (4, "step-000004")]
     assert body[1]["metrics"] == {"kl": 0.1} and "path" not in body[0]
+    assert [c["adapter"] for c in body] == [False, True]  # a LoRA checkpoint also exports alone
 
 
 def rollout(run, step, group, sample, passed, family="digits"):

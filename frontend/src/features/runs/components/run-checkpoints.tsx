@@ -37,6 +37,7 @@ export function RunCheckpoints({ run }: { run: Run }) {
                 <th>Size</th>
                 <th>Saved</th>
                 <th>Promotion</th>
+                <th>Download</th>
               </tr>
             </thead>
             <tbody>
@@ -56,6 +57,23 @@ export function RunCheckpoints({ run }: { run: Run }) {
                       </Link>
                     ) : (
                       <span className="subtle">–</span>
+                    )}
+                  </td>
+                  <td>
+                    <a
+                      href={`/api/v1/checkpoints/${c.id}/export/`}
+                      download
+                      title="A Hugging Face model directory, zipped: safetensors weights, the tokenizer with its chat template, the generation config and a model card with this checkpoint's lineage"
+                    >
+                      {c.adapter ? "Merged model" : "Hugging Face model"}
+                    </a>
+                    {c.adapter && (
+                      <>
+                        {" · "}
+                        <a href={`/api/v1/checkpoints/${c.id}/export/?adapter_only=true`} download title="The LoRA adapter alone, to load on its base model with peft">
+                          Adapter
+                        </a>
+                      </>
                     )}
                   </td>
                 </tr>

@@ -129,7 +129,7 @@ describe("Run page", () => {
 
   it("lists checkpoints and logs in their tabs", async () => {
     const promotion = { id: 2, team: "core", checkpoint: 9, run: 7, step: 60, subject: "sort run 1, step 60", report: 5, report_version: 2, note: "", promoted_by: "ada", created_at: "2026-01-02T00:00:00Z" };
-    const promoted = { ...CHECKPOINT, id: 9, step: 60, name: "step-000060", promotion };
+    const promoted = { ...CHECKPOINT, id: 9, step: 60, name: "step-000060", promotion, adapter: true };
     runApi({ "GET /api/v1/runs/7/checkpoints/": { body: [CHECKPOINT, promoted] } });
     renderApp("/runs/7/checkpoints");
     const row = (await screen.findByText("step-000030", {}, { timeout: 5000 })).closest("tr")!;
@@ -138,6 +138,11 @@ describe("Run page", () => {
     expect(row).not.toHaveTextContent("Promoted");
     const link = within(screen.getByText("step-000060").closest("tr")!).getByRole("link", { name: /Promoted on report v2/ });
     expect(link).toHaveAttribute("href", "/reports/5");
+    expect(within(row).getByRole("link", { name: "Hugging Face model" })).toHaveAttribute("href", "/api/v1/checkpoints/1/export/");
+    expect(within(row).queryByRole("link", { name: "Adapter" })).toBeNull();
+    const lora = within(screen.getByText("step-000060").closest("tr")!);
+    expect(lora.getByRole("link", { name: "Merged model" })).toHaveAttribute("href", "/api/v1/checkpoints/9/export/");
+    expect(lora.getByRole("link", { name: "Adapter" })).toHaveAttribute("href", "/api/v1/checkpoints/9/export/?adapter_only=true");
     const user = userEvent.setup();
     await user.click(screen.getByRole("link", { name: "Logs" }));
     expect(await screen.findByLabelText("Run log")).toHaveTextContent("step 37/100 reward/mean=0.55");

@@ -71,6 +71,7 @@ export const CHECKPOINT: Checkpoint = {
   size_bytes: 3_500_000,
   created_at: "2026-01-01T10:03:00Z",
   promotion: null,
+  adapter: false,
 };
 
 export function rollout(sample: number, passed: boolean, changes: Partial<Rollout> = {}): Rollout {
