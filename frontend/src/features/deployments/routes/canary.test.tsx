@@ -53,6 +53,35 @@ describe("Canary page", () => {
     expect(screen.getByRole("region", { name: "Production" })).not.toHaveTextContent("Copies dropped");
   });
 
+  it("says how many more answers the running step needs to be decided", async () => {
+    const needed = { answers: 330, requests: 6600, outcome: "successful", detail: "needs about 330 more candidate answers" };
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/canaries/3/": { body: canary({ analysis: { ...canary().analysis, needed } }) },
+      "GET /api/v1/canaries/3/report/": { body: REPORT },
+      "GET /api/v1/deployments/sorter/requests/": { body: paginated([]) },
+      "GET /api/v1/deployments/sorter/": { body: deployment() },
+    });
+    renderApp("/canaries/3");
+    const line = await screen.findByLabelText("Traffic needed");
+    expect(line).toHaveTextContent("Needs about 330 more answers to decide this step (about 6,600 requests at 25% to the candidate)");
+    expect(line).toHaveTextContent("it would then be successful");
+  });
+
+  it("says nothing about traffic once the step no longer collects", async () => {
+    const needed = { answers: 0, requests: 0, outcome: "successful", detail: "" };
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/canaries/3/": { body: canary({ analysis: { ...canary().analysis, needed } }) },
+      "GET /api/v1/canaries/3/report/": { body: REPORT },
+      "GET /api/v1/deployments/sorter/requests/": { body: paginated([]) },
+      "GET /api/v1/deployments/sorter/": { body: deployment() },
+    });
+    renderApp("/canaries/3");
+    expect(await screen.findByLabelText("Canary reason")).toBeInTheDocument();
+    expect(screen.queryByLabelText("Traffic needed")).toBeNull();
+  });
+
   it("shows the state, steps, both sides, the chart, the checks and the report", async () => {
     const { requests } = mockApi({
       "GET /api/v1/auth/me/": { body: ME },

@@ -8,7 +8,7 @@ import { formatDateTime } from "@/lib/format";
 
 import { useCanary } from "../api/canary-stream";
 import { useDeployment } from "../api/deployments";
-import type { Canary } from "../api/types";
+import type { Analysis, Canary } from "../api/types";
 import { CanaryStateBadge } from "../components/badges";
 import { CanaryControls } from "../components/canary-controls";
 import { CanaryReport } from "../components/canary-report";
@@ -27,6 +27,17 @@ function BackLink({ slug }: { slug: string }) {
     <div>
       <Link to={`/deployments/${slug}`}>← Back to {name && name !== slug ? `${name} (${slug})` : slug}</Link>
     </div>
+  );
+}
+
+/** How much more traffic the step needs to be decided, at both sides' current rates. */
+function Needed({ needed, share }: { needed: Analysis["needed"]; share: number }) {
+  if (!needed || needed.answers === 0) return null;
+  return (
+    <p aria-label="Traffic needed" className="subtle" title={needed.detail}>
+      Needs about <strong>{needed.answers.toLocaleString("en")}</strong> more answers to decide this step (about {needed.requests.toLocaleString("en")} requests at{" "}
+      {formatShare(share)} to the candidate); at today's rates it would then be {needed.outcome}.
+    </p>
   );
 }
 
@@ -62,6 +73,7 @@ function CanaryPage({ canary, live }: { canary: Canary; live: boolean }) {
             <CanarySteps steps={canary.steps} step={canary.step} state={canary.state} />
           </div>
           <p aria-label="Canary reason">{canary.reason}</p>
+          {canary.state === "running" && <Needed needed={analysis.needed} share={canary.mode === "shadow" ? 100 : canary.share} />}
           <CanaryControls canary={canary} />
         </div>
       </Card>

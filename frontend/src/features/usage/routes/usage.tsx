@@ -1,5 +1,5 @@
-// Usage and cost of the current team: worker time (GPU and CPU queues), generated and judge
-// tokens, and cost at the rates an admin set, for a month, by queue, kind, family and run;
+// Usage and cost of the current team: worker time (GPU, CPU and serve queues: training,
+// evaluation, pre-flight, grading and serving replicas), generated and judge tokens, and cost at the rates an admin set, for a month, by queue, kind, family and run;
 // and the team's quotas (runs at once, worker-hours this month), enforced at launch.
 import { useState } from "react";
 import { Link } from "react-router";
@@ -23,6 +23,12 @@ export function thisMonth(now: Date = new Date()): string {
 
 function hours(seconds: number): string {
   return formatHours(seconds / 3600);
+}
+
+/** A kind's name as the API gives it (Training, Evaluation, Pre-flight, Serving replica hours...). */
+function kindName(usage: TeamUsage): (key: string) => string {
+  const labels = new Map(usage.by_kind.map((row) => [row.key, row.label]));
+  return (key) => labels.get(key) ?? key;
 }
 
 function Totals({ usage }: { usage: TeamUsage }) {
@@ -168,7 +174,7 @@ export function UsageRoute() {
     <>
       <PageHeader
         title="Usage and cost"
-        description={`What ${team ? team.name : "your team"}'s runs and jobs used: worker time on the GPU and CPU queues, tokens, and cost at the queues' rates.`}
+        description={`What ${team ? team.name : "your team"}'s runs and jobs used: worker time on the GPU, CPU and serving queues, tokens, and cost at the queues' rates.`}
         actions={
           <label className="us-month">
             Month
@@ -184,7 +190,7 @@ export function UsageRoute() {
             <Quota usage={usage.data} />
             <div className="us-grid">
               <Breakdown title="By queue" label="Queue" rows={usage.data.by_queue} currency={usage.data.currency} />
-              <Breakdown title="By kind of work" label="Kind" rows={usage.data.by_kind} currency={usage.data.currency} />
+              <Breakdown title="By kind of work" label="Kind" rows={usage.data.by_kind} currency={usage.data.currency} name={kindName(usage.data)} />
             </div>
             <Breakdown title="By family" label="Family" rows={usage.data.by_family} currency={usage.data.currency} name={(k) => k || "(not split by family)"} />
             <Runs usage={usage.data} />
