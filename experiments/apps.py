@@ -11,7 +11,7 @@ class ExperimentsConfig(AppConfig):
 
         from . import signals
         from .jobs import GRADE_POOL_VERSION
-        from .services import pins, run_hooks, suites, workers
+        from .services import links, pins, run_hooks, suites, workers
 
         # Measuring difficulty needs a model and the engine, which tasks_app does not know:
         # it queues the job through this runner instead of naming our task.
@@ -23,3 +23,4 @@ class ExperimentsConfig(AppConfig):
         # A succeeded run has its final checkpoint evaluated on its experiment's suite.
         run_hooks.on_run_succeeded(suites.evaluate_finished_run)
         signals.connect()  # a Celery worker's heartbeat, from ready to shutdown
+        links.register()  # the audit log links its events to these pages

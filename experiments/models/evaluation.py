@@ -69,7 +69,7 @@ class EvaluationJob(models.Model):
 
     @property
     def audit_label(self) -> str:
-        return f"evaluation {self.pk} of {self.subject}"
+        return self.subject
 
 
 class EvaluationResult(models.Model):
@@ -129,7 +129,7 @@ class EvaluationReport(models.Model):
 
     @property
     def audit_label(self) -> str:
-        return f"report {self.pk} (v{self.version})"
+        return f"{self.lineage} v{self.version}"
 
 
 def default_approver_roles() -> list[str]:

@@ -418,3 +418,15 @@ def test_an_evaluation_shows_its_results_per_family(api, jobs, client_for, outsi
     ]
     assert "results" not in api.get("/api/v1/evaluations/").json()["results"][0]
     assert client_for(outsider).get(f"/api/v1/evaluations/{cand.pk}/").status_code == 404
+
+
+def test_the_audit_log_names_a_report_by_lineage_and_links_it_and_its_evaluations(api, jobs):
+    base, cand = jobs
+    report = make_report(api, jobs).json()
+    events = api.get("/api/v1/audit/", {"target_type": "experiments.evaluationreport"}).json()
+    (made,) = events["results"]
+    assert (made["action"], made["target_label"]) == ("report.created", "candidate vs base v1")
+    assert made["target_path"] == f"/reports/{report['id']}"
+    api.post(f"/api/v1/reports/{report['id']}/submit/")
+    submitted = api.get("/api/v1/audit/", {"action": "report.submitted"}).json()["results"]
+    assert submitted[0]["target_path"] == f"/reports/{report['id']}"
