@@ -29,7 +29,7 @@ const PHRASES: Record<string, string> = {
   "run.resumed": "resumed run",
   "run.curriculum_changed": "changed the curriculum of run",
   "report.created": "made report",
-  "report.submitted": "submitted for review report",
+  "report.submitted": "submitted for review: report",
   "report.approve": "approved report",
   "report.request_changes": "asked for changes to report",
   "report.commented": "commented on report",

@@ -20,7 +20,7 @@ function Progress({ job }: { job: EvaluationDetail }) {
   return (
     <Card title="Progress" description={`k = ${job.k} samples per task at temperature ${job.temperature}, ≤ ${job.max_tasks} tasks per family.`}>
       <div className="card-body stack">
-        <ProgressBar value={Math.round(job.progress * 100)} max={100} label={`Evaluation ${job.id}`} state={job.state === "failed" ? "failed" : undefined} />
+        <ProgressBar value={job.state === "succeeded" ? 100 : Math.round(job.progress * 100)} max={100} label={`Evaluation ${job.id}`} state={job.state === "failed" ? "failed" : undefined} />
         <div>
           <strong>{job.state}</strong>
           {job.message && <> — {job.message}</>}
