@@ -58,4 +58,15 @@ describe("Compare evaluations", () => {
     expect(await screen.findByText("Two finished evaluations are needed", {}, { timeout: 4000 })).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Start an evaluation" })).toHaveAttribute("href", "/evaluations/new");
   });
+
+  it("says which named evaluations are still running, linking each", async () => {
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      "GET /api/v1/evaluations/": { body: paginated(JOBS) },
+    });
+    renderApp("/reports/new?candidate=21&baseline=1");
+    const status = (await screen.findByText(/^Waiting for/, {}, { timeout: 4000 })).closest("[role=status]") as HTMLElement;
+    expect(status).toHaveTextContent("Waiting for evaluation #21 to finish: it is offered here once succeeded.");
+    expect(within(status).getByRole("link", { name: "evaluation #21" })).toHaveAttribute("href", "/evaluations/21");
+  });
 });

@@ -98,6 +98,27 @@ function CompareForm({ jobs }: { jobs: EvaluationJob[] }) {
   );
 }
 
+/** The evaluations the link named that have not succeeded yet (queued from a run's checkpoints):
+ * the list of finished ones refetches as each one's "evaluation.updated" arrives. */
+function Waiting({ jobs }: { jobs: EvaluationJob[] }) {
+  const [params] = useSearchParams();
+  const named = [params.get("candidate"), params.get("baseline")].filter((id): id is string => !!id);
+  const waiting = named.filter((id) => !jobs.some((j) => String(j.id) === id));
+  if (!waiting.length) return null;
+  return (
+    <div className="card-body alert" role="status">
+      Waiting for{" "}
+      {waiting.map((id, i) => (
+        <span key={id}>
+          {i > 0 && " and "}
+          <Link to={`/evaluations/${id}`}>evaluation #{id}</Link>
+        </span>
+      ))}{" "}
+      to finish: {waiting.length === 1 ? "it is" : "they are"} offered here once succeeded.
+    </div>
+  );
+}
+
 export function NewReportRoute() {
   const team = useCurrentTeam().team?.slug;
   const jobs = useFinishedEvaluations(team);
@@ -113,6 +134,7 @@ export function NewReportRoute() {
       />
       <Card title="Candidate and baseline">
         <QueryPlaceholder query={jobs} />
+        {jobs.data && <Waiting jobs={rows} />}
         {jobs.data && rows.length < 2 && (
           <EmptyState title="Two finished evaluations are needed">
             A report compares two evaluations that have succeeded. <Link to="/evaluations/new">Start an evaluation</Link> of

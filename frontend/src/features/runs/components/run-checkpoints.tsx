@@ -1,20 +1,45 @@
 import { Link } from "react-router";
 
+import { ErrorMessage } from "@/components/ui/error-message";
+
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatBytes, formatDateTime } from "@/lib/format";
 import { formatValue } from "@/components/charts/time-series-chart";
 
+import { useEvaluateAgainstBase } from "../api/evaluate-against-base";
 import { useRunCheckpoints } from "../api/get-run-checkpoints";
 import { isActive, type Run } from "../api/types";
 
 const SHOWN_METRICS = ["reward/mean", "success", "kl"];
 
+/** What the last "Evaluate and compare" queued, or why it was refused. */
+function PendingComparison({ evaluate }: { evaluate: ReturnType<typeof useEvaluateAgainstBase> }) {
+  if (evaluate.error) {
+    return (
+      <div className="card-body">
+        <ErrorMessage error={evaluate.error} />
+      </div>
+    );
+  }
+  if (!evaluate.data) return null;
+  const { candidate, baseline } = evaluate.data;
+  return (
+    <div className="card-body alert" role="status">
+      Queued evaluation <Link to={`/evaluations/${candidate.id}`}>#{candidate.id}</Link> of the checkpoint and{" "}
+      <Link to={`/evaluations/${baseline.id}`}>#{baseline.id}</Link> of {baseline.subject}:{" "}
+      <Link to={`/reports/new?candidate=${candidate.id}&baseline=${baseline.id}`}>compare them</Link> once both have finished.
+    </div>
+  );
+}
+
 export function RunCheckpoints({ run }: { run: Run }) {
   const checkpoints = useRunCheckpoints(run.id, isActive(run));
+  const evaluate = useEvaluateAgainstBase(run);
   return (
     <Card title="Checkpoints" description="Saved model weights, optimiser and curriculum state; a resumed run starts from the newest.">
       <QueryPlaceholder query={checkpoints} />
+      <PendingComparison evaluate={evaluate} />
       {checkpoints.data?.length === 0 && (
         <div className="card-body">
           <EmptyState title="No checkpoints yet" icon="deployments">
@@ -38,6 +63,7 @@ export function RunCheckpoints({ run }: { run: Run }) {
                 <th>Saved</th>
                 <th>Promotion</th>
                 <th>Download</th>
+                <th>Evaluate</th>
               </tr>
             </thead>
             <tbody>
@@ -75,6 +101,11 @@ export function RunCheckpoints({ run }: { run: Run }) {
                         </a>
                       </>
                     )}
+                  </td>
+                  <td>
+                    <button type="button" className="btn btn-sm" disabled={evaluate.isPending} onClick={() => evaluate.mutate(c.id)}>
+                      Evaluate and compare with the base model
+                    </button>
                   </td>
                 </tr>
               ))}
