@@ -130,7 +130,7 @@ export function AuditRoute() {
             Previous
           </button>
           <span className="subtle">
-            Page {page} of {pages} ({log.data?.count ?? 0} events)
+            Page {page} of {pages} ({log.data?.count ?? 0} event{log.data?.count === 1 ? "" : "s"})
           </span>
           <button type="button" className="btn btn-sm" disabled={page >= pages} onClick={() => setPage(page + 1)}>
             Next
