@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -66,19 +67,27 @@ def main() -> None:
             for name in ("ours", "trl"):
                 runs[name].append(side(name, base, args.steps, seed, args.dynamic_sampling))
                 print(f"{name} seed {seed}: {json.dumps(runs[name][-1])}", file=sys.stderr)
-    ours, anchor = runs["ours"], runs["trl"]
+    line = {
+        **compare("rl_vs_trl", runs["ours"], runs["trl"]),
+        "steps": args.steps,
+        "seeds": args.seeds,
+        "dynamic_sampling": args.dynamic_sampling,
+        **summary("generated_per_s_ours", [r["generated_per_s"] for r in runs["ours"]], 1),
+    }
+    print(json.dumps(line))
+
+
+def compare(bench: str, ours: list[dict], anchor: list[dict]) -> dict:
+    """The keys every GRPO-against-TRL bench prints, from each side's per-seed results:
+    completions/s, held-out success, peak RSS and the time split."""
     ours_cps = [r["completions_per_s"] for r in ours]
     anchor_cps = [r["completions_per_s"] for r in anchor]
     line = {
-        "bench": "rl_vs_trl",
+        "bench": bench,
         "ours": round(statistics.mean(ours_cps), 1),
         "anchor": round(statistics.mean(anchor_cps), 1),
         "unit": "completions/s",
         "ratio": round(statistics.mean(ours_cps) / statistics.mean(anchor_cps), 3),
-        "steps": args.steps,
-        "seeds": args.seeds,
-        "dynamic_sampling": args.dynamic_sampling,
-        **summary("generated_per_s_ours", [r["generated_per_s"] for r in ours], 1),
         **summary("completions_per_s_ours", ours_cps, 1),
         **summary("completions_per_s_anchor", anchor_cps, 1),
         **summary("heldout_ours", [r["held_out_success"] for r in ours], 4),
@@ -90,7 +99,7 @@ def main() -> None:
     for key, results in (("time_split_ours", ours), ("time_split_anchor", anchor)):
         for phase in results[0]["time_split"]:
             line.update(summary(f"{key}_{phase}_s", [r["time_split"][phase] for r in results], 2))
-    print(json.dumps(line))
+    return line
 
 
 def summary(key: str, values: list[float], digits: int) -> dict:
@@ -104,9 +113,19 @@ def summary(key: str, values: list[float], digits: int) -> dict:
     }
 
 
-def side(name: str, base: Path, steps: int, seed: int, dynamic: bool = False) -> dict:
-    command = [sys.executable, __file__, "--side", name, "--base", str(base)]
-    command += ["--steps", str(steps), "--seed", str(seed)]
+def side(
+    name: str,
+    base: Path,
+    steps: int,
+    seed: int,
+    dynamic: bool = False,
+    *,
+    script: str = __file__,
+    extra: tuple[str, ...] = (),
+) -> dict:
+    """One side's run of `script` in its own process (its peak RSS its own): its JSON result."""
+    command = [sys.executable, script, "--side", name, "--base", str(base)]
+    command += ["--steps", str(steps), "--seed", str(seed), *extra]
     command += ["--dynamic-sampling"] if dynamic else []
     out = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -139,71 +158,134 @@ def held_out_success(model, tokenizer) -> float:
 
 
 def run_ours(base: Path, steps: int, seed: int, dynamic: bool) -> dict:
-    from training import digits
-    from training.config import GRPOConfig, SamplingConfig
-    from training.engine import train
-    from training.interfaces import MemorySink
-
     model, tokenizer = setup(base)
     if steps == 0:
         return {}
-    before = held_out_success(model, tokenizer)
-    config = GRPOConfig(
+    config = grpo_config(steps, seed, dynamic_sampling=dynamic)
+    return train_ours(config, model, tokenizer, held_out_success)
+
+
+def run_trl(base: Path, steps: int, seed: int, _dynamic: bool) -> dict:
+    model, tokenizer = setup(base)
+    args = trl_config(base.parent / "trl", steps, seed)
+    return train_trl(args, model, tokenizer, held_out_success)
+
+
+def grpo_config(
+    steps: int,
+    seed: int,
+    *,
+    prompts: int = PROMPTS,
+    max_new: int = MAX_NEW,
+    learning_rate: float = LR,
+    **extra,
+):
+    """Our GRPOConfig for the setup both sides share (`trl_config` is TRL's); `extra` sets
+    more of its fields."""
+    from training.config import GRPOConfig, SamplingConfig
+
+    return GRPOConfig(
         max_steps=steps,
-        prompts_per_step=PROMPTS,
+        prompts_per_step=prompts,
         group_size=GROUP,
-        learning_rate=LR,
+        learning_rate=learning_rate,
         adam_betas=BETAS,
-        sampling=SamplingConfig(max_new_tokens=MAX_NEW),
-        dynamic_sampling=dynamic,
+        sampling=SamplingConfig(max_new_tokens=max_new),
         seed=seed,
+        **extra,
     )
+
+
+def train_ours(config, model, tokenizer, held_out: Callable, **train_kwargs) -> dict:
+    """Our GRPO run of `config` on lists of 2-6 digits (drawn with seed `config.seed + 1`),
+    timed, with held-out success before and after (`held_out(model, tokenizer)`)."""
+    from training import digits
+    from training.engine import train
+    from training.interfaces import MemorySink
+
+    before = held_out(model, tokenizer)
     sink = MemorySink()
     start = time.perf_counter()
-    train(
+    result = train(
         config,
-        sampler=digits.DigitSortSampler(2, 6, seed=seed + 1),
+        sampler=digits.DigitSortSampler(2, 6, seed=config.seed + 1),
         reward_fn=digits.pass_fail_reward_fn,
         sink=sink,
         model=model,
         tokenizer=tokenizer,
+        **train_kwargs,
     )
     seconds = time.perf_counter() - start
     split = {
         phase: round(sum(m.get(f"time/{phase}_s", 0.0) for _, m in sink.rows), 2)
         for phase in ("generation", "verification", "update")
     }
-    generated = sum(m.get("dynamic_sampling/prompts_generated", PROMPTS) for _, m in sink.rows)
+    prompts, group = config.prompts_per_step, config.group_size
+    generated = sum(m.get("dynamic_sampling/prompts_generated", prompts) for _, m in sink.rows)
     return {
-        "completions_per_s": steps * PROMPTS * GROUP / seconds,
-        "generated_per_s": generated * GROUP / seconds,
+        "completions_per_s": config.max_steps * prompts * group / seconds,
+        "generated_per_s": generated * group / seconds,
         "seconds": round(seconds, 1),
-        "held_out_success": held_out_success(model, tokenizer),
+        "held_out_success": held_out(result.model, tokenizer),
         "base_success": before,
         "time_split": split,
     }
 
 
-def run_trl(base: Path, steps: int, seed: int, _dynamic: bool) -> dict:
+def train_trl(args, model, tokenizer, held_out: Callable, *, chat: bool = False, peft_config=None):
+    """TRL's GRPOTrainer run of `args` on the prompts ours draws (lists of 2-6 digits, seed
+    `args.seed + 1`), rewarded by our pass/fail reward, timed, with held-out success after.
+    `chat`: the prompts go as one user turn, which TRL renders with the tokenizer's chat
+    template, and the reward reads the reply's content."""
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     from training import digits as sort_digits
 
-    model, tokenizer = setup(base)
-    items = sort_digits.DigitSortSampler(2, 6, seed=seed + 1).sample(steps * PROMPTS)
+    prompts = args.per_device_train_batch_size // args.num_generations
+    items = sort_digits.DigitSortSampler(2, 6, seed=args.seed + 1).sample(args.max_steps * prompts)
     dataset = Dataset.from_list(
-        [{"prompt": it.prompt, "digits": it.payload["digits"]} for it in items]
+        [
+            {
+                "prompt": [{"role": "user", "content": it.prompt}] if chat else it.prompt,
+                "digits": it.payload["digits"],
+            }
+            for it in items
+        ]
     )
     timers = {"generation": 0.0, "verification": 0.0}
 
     def correct(completions, digits, **_):  # the same reward function as ours
         start = time.perf_counter()
         items = [sort_digits.make_item(d) for d in digits]
-        results = sort_digits.pass_fail_reward_fn(items, completions)
+        texts = [turns[-1]["content"] for turns in completions] if chat else completions
+        results = sort_digits.pass_fail_reward_fn(items, texts)
         timers["verification"] += time.perf_counter() - start
         return [r.reward for r in results]
 
+    time_generation(model, timers)
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=correct,
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=peft_config,
+    )
+    start = time.perf_counter()
+    trainer.train()
+    seconds = time.perf_counter() - start
+    split = {**timers, "update": seconds - sum(timers.values())}
+    return {
+        "completions_per_s": args.max_steps * prompts * args.num_generations / seconds,
+        "seconds": round(seconds, 1),
+        "held_out_success": held_out(trainer.model, tokenizer),
+        "time_split": {k: round(v, 2) for k, v in split.items()},
+    }
+
+
+def time_generation(model, timers: dict[str, float]) -> None:
+    """Count the seconds `model.generate` takes into `timers["generation"]`."""
     generate = model.generate
 
     def timed_generate(*args, **kwargs):
@@ -214,12 +296,29 @@ def run_trl(base: Path, steps: int, seed: int, _dynamic: bool) -> dict:
             timers["generation"] += time.perf_counter() - start
 
     model.generate = timed_generate
-    args = GRPOConfig(
-        output_dir=str(base.parent / "trl"),
-        per_device_train_batch_size=PROMPTS * GROUP,
-        num_generations=GROUP,
-        max_completion_length=MAX_NEW,
-        learning_rate=LR,
+
+
+def trl_config(
+    output_dir: Path,
+    steps: int,
+    seed: int,
+    *,
+    prompts: int = PROMPTS,
+    group: int = GROUP,
+    max_new: int = MAX_NEW,
+    learning_rate: float = LR,
+):
+    """TRL's GRPOConfig for the algorithm ours runs: a constant learning rate, AdamW `BETAS`,
+    gradient clip 1.0, no KL, token-level loss (`dapo`), rewards scaled per group, sampling at
+    temperature 1 with no top-k, on the CPU in float32, one process."""
+    from trl import GRPOConfig
+
+    return GRPOConfig(
+        output_dir=str(output_dir),
+        per_device_train_batch_size=prompts * group,
+        num_generations=group,
+        max_completion_length=max_new,
+        learning_rate=learning_rate,
         adam_beta1=BETAS[0],
         adam_beta2=BETAS[1],
         lr_scheduler_type="constant",
@@ -240,23 +339,6 @@ def run_trl(base: Path, steps: int, seed: int, _dynamic: bool) -> dict:
         dataloader_num_workers=0,
         disable_tqdm=True,
     )
-    trainer = GRPOTrainer(
-        model=model,
-        reward_funcs=correct,
-        args=args,
-        train_dataset=dataset,
-        processing_class=tokenizer,
-    )
-    start = time.perf_counter()
-    trainer.train()
-    seconds = time.perf_counter() - start
-    split = {**timers, "update": seconds - sum(timers.values())}
-    return {
-        "completions_per_s": steps * PROMPTS * GROUP / seconds,
-        "seconds": round(seconds, 1),
-        "held_out_success": held_out_success(trainer.model, tokenizer),
-        "time_split": {k: round(v, 2) for k, v in split.items()},
-    }
 
 
 if __name__ == "__main__":
