@@ -8,9 +8,10 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from serving.models import ReplicaRole, ServedRequest
+from serving.models import CanaryState, ReplicaRole, ServedRequest
 from serving.services import deployments
 from tests.serving.serving_setup import Served, replica_thread
+from tests.serving.test_deployments import canary, deploy, production_replica
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -84,3 +85,28 @@ def test_it_says_where_it_looked_when_the_platform_is_not_there(owner, team, tmp
             "--requests", "50", "--concurrency", "1", stdout=io.StringIO(), stderr=io.StringIO(),
         )  # fmt: skip
     assert "is the platform at http://127.0.0.1:9? Set PLATFORM_URL" in str(refused.value)
+
+
+def test_without_a_count_it_sends_until_the_canary_decides(
+    api, owner, team, tmp_path, live_server
+) -> None:  # type: ignore[no-untyped-def]
+    served = Served(owner, tmp_path)
+    served.production(served.version(sft_steps=60, step=40))
+    worse = served.version(sft_steps=1, step=80, promoted=False)
+    deployment = deploy(api, served)
+    out = io.StringIO()
+    with replica_thread(production_replica(deployment)):
+        started = canary(api, "sorter", worse.pk, steps=[50], guardrails={"min_samples": 10})
+        with replica_thread(started.replica):
+            call_command(
+                "replay_traffic", "sorter", "--user", "owner", "--url", live_server.url,
+                "--rate", "0", "--concurrency", "4", "--max-requests", "2000",
+                stdout=out, stderr=io.StringIO(),
+            )  # fmt: skip
+    text = out.getvalue()
+    assert f"until canary {started.pk} decides (at most 2000)" in text
+    started.refresh_from_db()
+    assert started.state == CanaryState.ROLLED_BACK, (started.state, started.reason)
+    sent = int(text.split(" answered")[0].rsplit("/", 1)[1])
+    assert sent < 2000  # it stopped once the canary had decided
+    assert f"canary {started.pk} rolled back" in text

@@ -8,7 +8,8 @@ sticky per key). The requests go through the platform's own endpoint (``PLATFORM
 running canary has decided (promoted, rolled back, or waiting for a person), at most
 ``--max-requests``; the progress bar's total is what the canary's step still needs. The
 first refusal (a status that is not "try again later", or a platform that cannot be
-reached) stops it with the status and the error's message.
+reached) stops it with the status and the error's message, and so do
+``TRY_AGAIN_IN_A_ROW`` "try again later" answers with none answered between them.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ DEFAULT_REQUESTS = 500
 """Sent when no canary is running and ``--requests`` is not given."""
 WATCH_S = 1.0
 """How often the canary's state is read while sending."""
+TRY_AGAIN_IN_A_ROW = 50
+""""Try again later" answers in a row (a replica lost or loading, not just a full queue for a
+moment) after which sending more will not help either: the last one stops it."""
 
 
 class Command(BaseCommand):
@@ -124,13 +128,15 @@ class _Sender:
         self.stop = threading.Event()
         self.refusal: traffic.Result | None = None
         self.lock = threading.Lock()
-        self.at, self.line = 0.0, ""
+        self.at, self.line, self.unanswered = 0.0, "", 0
         total = None if canary else n
         self.bar = tqdm(total=total, unit="req", file=out, dynamic_ncols=True)
 
     def progress(self, result: traffic.Result, summary: traffic.Summary) -> None:
         with self.lock:
-            if result.refused and self.refusal is None:
+            self.unanswered = 0 if result.status == 200 else self.unanswered + 1
+            stuck = self.unanswered >= TRY_AGAIN_IN_A_ROW
+            if (result.refused or stuck) and self.refusal is None:
                 self.refusal = result
                 self.stop.set()
             now = time.monotonic()
@@ -184,7 +190,12 @@ def _postfix(summary: traffic.Summary, canary: str) -> str:
 
 def _refusal(result: traffic.Result, platform: str) -> str:
     status = "no answer" if result.status == 0 else f"{result.status}"
-    why = f"stopped at the first refusal: {status}: {result.detail or '(no message)'}"
+    first = (
+        f"{TRY_AGAIN_IN_A_ROW} answers in a row to try again later"
+        if result.retry_after
+        else "the first refusal"
+    )
+    why = f"stopped at {first}: {status}: {result.detail or '(no message)'}"
     if result.status in (0, 404):
         why += (
             f"; is the platform at {platform}? Set PLATFORM_URL (or pass --url) to where "
