@@ -325,10 +325,11 @@ def parse(data: Any) -> ExperimentConfig:
     errors: list[tuple[str, str]] = []
     parsed = _load(ExperimentConfig, data, "", errors)
     hyperparameters = None
-    if isinstance(data, dict) and data.get("algorithm", "grpo") in CONFIGS:
+    algorithm = data.get("algorithm", "grpo") if isinstance(data, dict) else None
+    if isinstance(algorithm, str) and algorithm in CONFIGS:
         raw = data.get("hyperparameters", {})
         if isinstance(raw, dict):
-            hyperparameters = _hyperparameters(data.get("algorithm", "grpo"), raw, errors)
+            hyperparameters = _hyperparameters(algorithm, raw, errors)
     if parsed is None or hyperparameters is None or errors:
         raise ConfigError(errors)
     if "families" not in data.get("eval", {}):

@@ -121,7 +121,10 @@ def describe(hint: Any) -> str:
         return names[hint]
     origin = typing.get_origin(hint)
     if origin is tuple:
-        return f"a list of {len(typing.get_args(hint))} numbers"
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"a list of {describe(args[0]).removeprefix('a ')}s"
+        return f"a list of {len(args)} numbers"
     if origin is list:
         return "a list"
     return "an object"

@@ -174,6 +174,7 @@ def world(owner, team, in_test_transaction, model_server) -> dict[str, Any]:  # 
             "members": Membership.objects.get(user=owner, team=team).id,
             "experiments": experiment.id,
             "runs": run.id,
+            "checkpoints": checkpoint.id,
             "preflights": preflight.id,
             "example-proposals": proposal.id,
             "evaluations": candidate.id,

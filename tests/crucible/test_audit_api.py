@@ -191,3 +191,11 @@ def test_it_names_a_malformed_time_filter(api, team):
     response = api.get("/api/v1/audit/", {"since": "yesterday"})
     assert response.status_code == 400
     assert "since" in str(response.json())
+
+
+def test_it_filters_by_a_time_with_any_offset_python_accepts(api, team):
+    """PostgreSQL refuses offsets beyond ±15:59; the filter hands it the time in UTC."""
+    assert api.get("/api/v1/audit/", {"until": "0004-01-31T09:04:35+21:56"}).status_code == 200
+    response = api.get("/api/v1/audit/", {"since": "0001-01-01T00:00:00+23:00"})
+    assert response.status_code == 400  # before the first representable UTC time
+    assert "since" in str(response.json())

@@ -373,3 +373,19 @@ def test_it_names_the_bad_field_of_the_format_and_lora():
         "prompt_format.system_prompt": "needs kind chat: a raw prompt has no system turn",
         "lora.rank": "must be a whole number from 0 to 1024",
     }
+
+
+@pytest.mark.parametrize("algorithm", [{}, [1], None])
+def test_it_names_an_algorithm_that_is_not_a_name(algorithm):
+    assert errors_of(with_(algorithm=algorithm))["algorithm"] == "must be a string"
+
+
+def test_it_says_lora_target_modules_are_a_list_of_names():
+    reason = "must be a list of strings"
+    assert (
+        errors_of(with_(lora={"rank": 4, "target_modules": [{}]}))["lora.target_modules"] == reason
+    )
+    assert (
+        errors_of(with_(lora={"rank": 4, "target_modules": "q_proj"}))["lora.target_modules"]
+        == reason
+    )
