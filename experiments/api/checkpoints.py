@@ -10,6 +10,7 @@ from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 
+from crucible.api.schema import ApiErrorsSerializer
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
 
 from ..models import Checkpoint
@@ -47,7 +48,12 @@ class CheckpointViewSet(TeamScopedMixin, viewsets.GenericViewSet):
                 description="A Hugging Face model directory, zipped: safetensors weights, "
                 "the tokenizer with its chat template, the generation config and a model card "
                 "(README.md) with the checkpoint's lineage.",
-            )
+            ),
+            409: OpenApiResponse(
+                ApiErrorsSerializer,
+                description="The checkpoint is no longer on disk, or holds full weights and "
+                "the adapter alone was asked for: the error names the field and why.",
+            ),
         },
     )
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)

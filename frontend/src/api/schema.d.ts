@@ -7768,6 +7768,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrors"];
                 };
             };
+            /** @description The checkpoint is no longer on disk, or holds full weights and the adapter alone was asked for: the error names the field and why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
             /** @description Too many requests; retry after the Retry-After header's seconds. */
             429: {
                 headers: {
