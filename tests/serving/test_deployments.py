@@ -183,6 +183,18 @@ def drive(api, served: Served, canary_: Canary, until, n: int = 400) -> Canary: 
     return canary_
 
 
+def settled(quiet_s: float = 1.0, limit_s: float = 20.0) -> None:
+    """Wait until no served request has been logged for ``quiet_s`` (shadow copies are answered
+    after their callers are, and each can wake the canary's analysis)."""
+    deadline, count = time.monotonic() + limit_s, -1
+    while time.monotonic() < deadline:
+        now = ServedRequest.objects.count()
+        if now == count:
+            return
+        count = now
+        time.sleep(quiet_s)
+
+
 def test_a_worse_candidate_is_rolled_back_by_its_pass_rate(api, served) -> None:  # type: ignore[no-untyped-def]
     served.production(served.version(sft_steps=60, step=40))
     worse = served.version(sft_steps=1, step=80, promoted=False)
@@ -237,6 +249,7 @@ def test_an_undecided_step_waits_for_a_person_and_a_lost_candidate_pauses(api, s
             sides = set(ServedRequest.objects.filter(shadow=False).values_list("side", flat=True))
             assert sides == {"production"}
             assert ServedRequest.objects.filter(shadow=True, side="candidate").exists()
+            settled()  # shadow copies still in flight land before the guardrails grow
             extended = api.post(
                 f"/api/v1/canaries/{started.pk}/decide/", {"decision": "extend"}, format="json"
             ).json()
