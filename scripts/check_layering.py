@@ -32,6 +32,7 @@ RULES = {
     "tasks_app/verifiers": {"django", "rest_framework", "crucible", "experiments", "serving"},
     "tasks_app/sandbox": {"django", "rest_framework", "crucible", "experiments", "serving"},
     "tasks_app/pools": {"django", "rest_framework", "crucible", "experiments", "serving"},
+    "tasks_app/environments": {"django", "rest_framework", "crucible", "experiments", "serving"},
     "tasks_app/curriculum.py": {"django", "rest_framework", "crucible", "experiments", "serving"},
     "tasks_app": {"experiments", "serving", "training"},
     "crucible": {"experiments", "serving", "training"},

@@ -31,6 +31,7 @@ BUILTIN_KINDS: dict[str, str] = {
     "json-schema": f"{_PKG}.json_schema",
     "sql-query": f"{_PKG}.sql_query",
     "digit-sort": f"{_PKG}.digit_sort",
+    "guess-number": f"{_PKG}.guess_number",
 }
 
 REQUIRED_ATTRIBUTES = (
