@@ -9,8 +9,14 @@ retrying, estimated from recent batch times. Answers are handed to ``on_done`` o
 separate thread, in batches, so whatever the caller does with them (logging, verifying)
 never holds up generation.
 
+A request may also ask for ``n`` completions, nucleus sampling (``top_p``), a ``seed`` (its
+group is generated from that seed, and requests of different seeds never share a batch),
+``stop`` strings (each completion is cut before the first one), the log-probability of each
+completion token, and another encoding than the server's own (``encoding``: the raw prompt,
+or the chat template with another system prompt; ``generator_for`` makes the generator).
+
 ``ServingHTTP`` puts it on a socket: ``POST /generate`` with ``{prompt, max_new_tokens,
-temperature, timeout_s, meta, shadow}`` answers ``200`` with the completion, ``202`` for a
+temperature, top_p, n, seed, stop, logprobs, encoding, timeout_s, meta, shadow}`` answers ``200`` with the completion, ``202`` for a
 shadow request (queued; nobody waits for it), ``503`` with ``Retry-After`` when the queue is
 full, ``504`` when the answer did not come within ``timeout_s``, ``400`` for a malformed body;
 ``GET /health`` answers what the server holds and how full its queue is.
@@ -55,6 +61,11 @@ SIGNATURE_HEADER = "X-Crucible-Signature"
 SIGNATURE_MAX_AGE_S = 300
 """How far a signature's time may be from the server's clock, either way, in seconds: room
 for clock skew between hosts, while a captured request soon stops being accepted."""
+MAX_N = 8
+"""Completions one request may ask for."""
+MAX_STOPS = 4
+MAX_STOP_CHARS = 200
+MAX_SEED = 2**63 - 1
 SOCKET_TIMEOUT_S = 60.0
 """How long a connection may keep the server waiting for its next bytes (a request line, a
 header, its body); idle kept-alive connections are closed after it too."""
@@ -75,10 +86,23 @@ class Pending:
     temperature: float
     meta: Mapping[str, Any] = field(default_factory=dict)
     shadow: bool = False
+    top_p: float = 1.0
+    n: int = 1
+    seed: int | None = None
+    """Seeds the request's group; None: the server's running seed."""
+    stop: tuple[str, ...] = ()
+    logprobs: bool = False
+    encoding: tuple[str, str | None] | None = None
+    """(kind, system prompt) to encode the prompt with; None: the server's generator's."""
     received: float = field(default_factory=time.monotonic)
     completion: str = ""
+    """The first completion (the only one unless ``n`` > 1)."""
     output_tokens: int = 0
     truncated: bool = False
+    choices: list[dict[str, Any]] = field(default_factory=list)
+    """Each completion: ``text``, ``output_tokens``, ``finish_reason`` (stop or length) and,
+    when asked, ``logprobs`` (``tokens`` and ``token_logprobs``)."""
+    prompt_tokens: int = 0
     error: str | None = None
     queue_ms: float = 0.0
     generation_ms: float = 0.0
@@ -95,6 +119,8 @@ class Pending:
             "queue_ms": round(self.queue_ms, 3),
             "generation_ms": round(self.generation_ms, 3),
             "batch_size": self.batch_size,
+            "choices": self.choices,
+            "prompt_tokens": self.prompt_tokens,
         }
 
 
@@ -109,6 +135,7 @@ class BatchingServer:
         on_done: Callable[[list[Pending]], None] | None = None,
         on_done_exit: Callable[[], None] | None = None,
         seed: int = 0,
+        generator_for: Callable[[tuple[str, str | None]], Generator] | None = None,
     ) -> None:
         if max_batch < 1 or max_queue < 1:
             raise ValueError("max_batch and max_queue must be at least 1")
@@ -120,6 +147,8 @@ class BatchingServer:
         self.on_done_exit = on_done_exit
         """Called on the answering thread as it ends (to release what ``on_done`` holds)."""
         self.seed = seed
+        self.generator_for = generator_for
+        """The generator for a request's own ``encoding``; None: such requests fail."""
         self.served = 0
         self.failed = 0
         self._queue: queue.Queue[Pending] = queue.Queue(maxsize=max_queue)
@@ -203,28 +232,39 @@ class BatchingServer:
 
     def _run(self, group: list[Pending]) -> None:
         started = time.monotonic()
+        first = group[0]
         sampling = SamplingConfig(
-            max_new_tokens=group[0].max_new_tokens, temperature=group[0].temperature
+            max_new_tokens=first.max_new_tokens, temperature=first.temperature, top_p=first.top_p
         )
         try:
-            torch.manual_seed(self.seed + self.served)
-            rollout = self.generator.generate([p.prompt for p in group], sampling, n=1)
+            generator = self._generator(first.encoding)
+            torch.manual_seed(self.seed + self.served if first.seed is None else first.seed)
+            rollout = generator.generate([p.prompt for p in group], sampling, n=first.n)
+            finished = time.monotonic()
+            for i, pending in enumerate(group):
+                rows = range(i * first.n, (i + 1) * first.n)
+                pending.choices = [_choice(generator, rollout, row, pending) for row in rows]
+                pending.prompt_tokens = int(rollout.prompt_mask[i * first.n].sum())
         except Exception as exc:  # noqa: BLE001 - the batch's callers get the reason
             logger.exception("serving.generation_failed")
             self._finish(group, error=f"generation failed: {type(exc).__name__}: {exc}"[:500])
             return
-        finished = time.monotonic()
         self._batch_seconds.append(finished - started)
-        lengths = rollout.lengths.tolist()
-        truncated = rollout.truncated.tolist()
-        for i, pending in enumerate(group):
-            pending.completion = rollout.texts[i]
-            pending.output_tokens = int(lengths[i])
-            pending.truncated = bool(truncated[i])
+        for pending in group:
+            pending.completion = pending.choices[0]["text"]
+            pending.output_tokens = sum(c["output_tokens"] for c in pending.choices)
+            pending.truncated = pending.choices[0]["finish_reason"] == "length"
             pending.queue_ms = (started - pending.received) * 1000
             pending.generation_ms = (finished - started) * 1000
             pending.batch_size = len(group)
         self._finish(group)
+
+    def _generator(self, encoding: tuple[str, str | None] | None) -> Generator:
+        if encoding is None:
+            return self.generator
+        if self.generator_for is None:
+            raise ValueError("this server encodes prompts only its own way")
+        return self.generator_for(encoding)
 
     def _finish(self, group: list[Pending], error: str | None = None) -> None:
         now = time.time()
@@ -268,11 +308,41 @@ class BatchingServer:
 
 
 def _groups(batch: list[Pending]) -> list[list[Pending]]:
-    """The batch split by sampling settings, each group generated together."""
-    groups: dict[tuple[int, float], list[Pending]] = {}
-    for pending in batch:
-        groups.setdefault((pending.max_new_tokens, pending.temperature), []).append(pending)
+    """The batch split by sampling settings (and seed and encoding), each group generated
+    together."""
+    groups: dict[tuple[Any, ...], list[Pending]] = {}
+    for p in batch:
+        key = (p.max_new_tokens, p.temperature, p.top_p, p.n, p.seed, p.encoding)
+        groups.setdefault(key, []).append(p)
     return list(groups.values())
+
+
+def _choice(generator: Generator, rollout: Any, row: int, pending: Pending) -> dict[str, Any]:
+    """Completion ``row`` of ``rollout``, cut before ``pending``'s first stop string, with
+    its tokens' log-probabilities when asked (and the generator has a tokenizer to name them)."""
+    text = rollout.texts[row]
+    length = int(rollout.completion_mask[row].sum())
+    cut = min((at for at in (text.find(s) for s in pending.stop) if at >= 0), default=-1)
+    truncated = bool(rollout.truncated[row]) and cut < 0
+    tokenizer = getattr(generator, "tokenizer", None)
+    choice: dict[str, Any] = {
+        "text": text if cut < 0 else text[:cut], "output_tokens": length,
+        "finish_reason": "length" if truncated else "stop",
+    }  # fmt: skip
+    if tokenizer is None or not (pending.logprobs or cut >= 0):
+        return choice
+    ids = rollout.completion_ids[row, :length].tolist()
+    tokens = [tokenizer.decode([i], skip_special_tokens=True) for i in ids]
+    if cut >= 0:  # the tokens the kept text is made of
+        kept, seen = 0, 0
+        while kept < len(tokens) and seen < cut:
+            seen += len(tokens[kept])
+            kept += 1
+        tokens, choice["output_tokens"] = tokens[:kept], kept
+    if pending.logprobs and rollout.logprobs is not None:
+        values = rollout.logprobs[row, : len(tokens)].tolist()
+        choice["logprobs"] = {"tokens": tokens, "token_logprobs": [float(v) for v in values]}
+    return choice
 
 
 # --- HTTP -------------------------------------------------------------------------------------
@@ -418,8 +488,59 @@ class ServingHTTP:
         meta = body.get("meta") or {}
         if not isinstance(meta, dict):
             raise ValueError("meta: expected an object")
-        pending = Pending(prompt, tokens, float(temperature), meta, bool(body.get("shadow")))
+        pending = Pending(
+            prompt, tokens, float(temperature), meta, bool(body.get("shadow")),
+            top_p=_number(body, "top_p", 1.0, 0.0, 1.0), n=_whole(body, "n", 1, 1, MAX_N),
+            seed=_whole(body, "seed", None, 0, MAX_SEED), stop=_stops(body.get("stop")),
+            logprobs=body.get("logprobs", False) is True, encoding=_encoding(body.get("encoding")),
+        )  # fmt: skip
         return pending, float(timeout)
+
+
+def _number(body: Mapping[str, Any], name: str, default: float, low: float, high: float) -> float:
+    """A number in (low, high]; ValueError naming ``name``."""
+    value = body.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low < value <= high:
+        raise ValueError(f"{name}: expected a number above {low:g}, at most {high:g}")
+    return float(value)
+
+
+def _whole(body: Mapping[str, Any], name: str, default: Any, low: int, high: int) -> Any:
+    value = body.get(name, default)
+    if value is None and default is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name}: expected an integer from {low} to {high}")
+    return value
+
+
+def _stops(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if (
+        not isinstance(value, list)
+        or len(value) > MAX_STOPS
+        or not all(isinstance(s, str) and 0 < len(s) <= MAX_STOP_CHARS for s in value)
+    ):
+        raise ValueError(
+            f"stop: expected at most {MAX_STOPS} non-empty strings of at most "
+            f"{MAX_STOP_CHARS} characters"
+        )
+    return tuple(value)
+
+
+def _encoding(value: Any) -> tuple[str, str | None] | None:
+    """(kind, system prompt) from ``{"kind": "raw" | "chat", "system_prompt": ...}``."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("kind") not in ("raw", "chat"):
+        raise ValueError('encoding: expected {"kind": "raw" or "chat", "system_prompt": ...}')
+    system = value.get("system_prompt")
+    if system is not None and (not isinstance(system, str) or len(system) > 20_000):
+        raise ValueError("encoding.system_prompt: expected a string of at most 20000 characters")
+    if value["kind"] == "raw" and system:
+        raise ValueError("encoding.system_prompt: a raw prompt has no system turn")
+    return str(value["kind"]), system or None
 
 
 class _Handler(BaseHTTPRequestHandler):

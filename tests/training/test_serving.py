@@ -271,3 +271,70 @@ def test_it_refuses_a_chunked_or_doubled_length(guarded) -> None:  # type: ignor
     )
     doubled = "POST /generate HTTP/1.1\nHost: x\nContent-Length: 2\nContent-Length: 40\n"
     assert raw_exchange(http.address, doubled, b"{}").startswith(b"HTTP/1.1 400 ")
+
+
+def test_it_answers_n_completions_cut_at_stops_with_logprobs_and_seeded(generator) -> None:  # type: ignore[no-untyped-def]
+    server = BatchingServer(generator, max_batch=8, batch_wait_s=0.01)
+    server.start()
+    try:
+        prompt = digits.make_item("953").prompt
+
+        def ask(**kwargs):  # type: ignore[no-untyped-def]
+            pending = server.submit(Pending(prompt, 8, 1.0, **kwargs))
+            assert pending.done.wait(30) and pending.error is None, pending.error
+            return pending
+
+        many = ask(n=3, seed=7, logprobs=True, top_p=0.9)
+        assert len(many.choices) == 3 and many.prompt_tokens > 0
+        for choice in many.choices:
+            logprobs = choice["logprobs"]
+            assert "".join(logprobs["tokens"]) == choice["text"]
+            assert len(logprobs["token_logprobs"]) == choice["output_tokens"]
+            assert all(v <= 0 for v in logprobs["token_logprobs"])
+        again = ask(n=3, seed=7, logprobs=True, top_p=0.9)
+        assert [c["text"] for c in again.choices] == [c["text"] for c in many.choices]
+
+        greedy = ask(seed=1).choices[0]["text"]
+        assert len(greedy) > 1
+        stop = greedy[1:2]
+        cut = ask(seed=1, stop=(stop,)).choices[0]
+        assert cut["text"] == greedy[: greedy.index(stop)] and cut["finish_reason"] == "stop"
+    finally:
+        server.stop()
+
+
+def test_it_encodes_a_request_its_own_way_only_with_a_generator_for_it(generator) -> None:  # type: ignore[no-untyped-def]
+    asked: list[tuple[str, str | None]] = []
+
+    def generator_for(encoding):  # type: ignore[no-untyped-def]
+        asked.append(encoding)
+        return generator
+
+    plain = BatchingServer(generator)
+    own = BatchingServer(generator, generator_for=generator_for)
+    for server in (plain, own):
+        server.start()
+    try:
+        refused = plain.submit(Pending("12", 4, 0.0, encoding=("raw", None)))
+        assert refused.done.wait(30) and "only its own way" in str(refused.error)
+        served = own.submit(Pending("12", 4, 0.0, encoding=("raw", None)))
+        assert served.done.wait(30) and served.error is None and asked == [("raw", None)]
+    finally:
+        plain.stop()
+        own.stop()
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"n": 0}, "n"), ({"n": 99}, "n"), ({"top_p": 0}, "top_p"), ({"seed": -1}, "seed"),
+        ({"stop": "x"}, "stop"), ({"stop": [""]}, "stop"), ({"stop": ["a"] * 5}, "stop"),
+        ({"encoding": {"kind": "odd"}}, "encoding"),
+        ({"encoding": {"kind": "raw", "system_prompt": "s"}}, "encoding.system_prompt"),
+    ],
+)  # fmt: skip
+def test_it_refuses_sampling_settings_out_of_range(generator, body, field) -> None:  # type: ignore[no-untyped-def]
+    http = ServingHTTP(BatchingServer(generator))
+    with pytest.raises(ValueError, match=f"^{field}:"):
+        http.parse({"prompt": "12", **body})
+    http.httpd.server_close()
