@@ -6,8 +6,8 @@ imported from here; a test asserts the two agree): the opening is the task's pro
 secret is lower; the interval left) or ``>11-17?`` (higher), ``=`` when it is found, and
 ``!3-17?`` to a message that is not a number inside the interval (an ``invalid_move`` turn).
 The family ``guess-number`` makes the tasks; its turn budget is the task's ``max_turns``,
-enough for a bisection to always win, so a model that halves the interval wins every episode
-and one that guesses at random runs out of turns on the wider ranges.
+one more than a bisection needs, so a model that halves the interval wins every episode and
+one that guesses at random or at the interval's ends often runs out of turns.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ description = (
 )
 family = "guess-number"
 tools: tuple = ()
-default_limits = EpisodeLimits(max_turns=6, max_tokens_per_turn=4, max_total_tokens=64)
+default_limits = EpisodeLimits(max_turns=7, max_tokens_per_turn=4, max_total_tokens=96)
 
 
 def feedback(low: int, high: int, mark: str) -> str:

@@ -1,8 +1,9 @@
 """The tasks of the guess-the-number environment (``tasks_app.environments.guess_number``).
 
 A task is a secret in an interval of ``2**d - 1`` numbers at difficulty ``d`` (from 2 to 6),
-with a budget of ``d`` turns: exactly what a bisection needs, so the budget is always enough
-for a model that halves the interval and seldom for one that guesses at random. The prompt
+with a budget of ``d + 1`` turns: one more than a bisection needs, so the budget is always
+enough for a model that halves the interval and often too short for one that guesses at
+random or at the interval's ends. The prompt
 ``guess 3-17?`` is the format of ``training/guessing.py`` (which this package may not import;
 a test asserts they agree). The verifier judges the episode's last guess against the secret.
 """
@@ -24,7 +25,7 @@ description = (
 environment = "guess-number"
 """The environment kind that plays these tasks."""
 difficulty_levels = [2, 3, 4, 5, 6]
-"""Level d: an interval of 2**d - 1 numbers and d turns."""
+"""Level d: an interval of 2**d - 1 numbers and d + 1 turns."""
 prompt_template = "guess {low}-{high}?"
 procedural = True
 importable = True
@@ -54,8 +55,8 @@ def generate(
 
 
 def turn_budget(low: int, high: int) -> int:
-    """Turns a bisection needs at most for ``high - low + 1`` numbers."""
-    return (high - low + 1).bit_length()
+    """One turn more than a bisection needs at most for ``high - low + 1`` numbers."""
+    return (high - low + 1).bit_length() + 1
 
 
 def make_task(
@@ -66,7 +67,7 @@ def make_task(
         family=name,
         prompt=common.fill(template or prompt_template, low=str(low), high=str(high)),
         expected={"answer": str(secret), "low": low, "high": high, "max_turns": budget},
-        difficulty=min(max(budget, difficulty_levels[0]), difficulty_levels[-1]),
+        difficulty=min(max(budget - 1, difficulty_levels[0]), difficulty_levels[-1]),
         source_id=source_id,
     )
 
@@ -85,7 +86,7 @@ def from_record(
         values[field] = int(text)
     if not values["low"] <= values["secret"] <= values["high"]:
         raise RowError("secret", "must lie between low and high")
-    if turn_budget(values["low"], values["high"]) > difficulty_levels[-1]:
+    if turn_budget(values["low"], values["high"]) > difficulty_levels[-1] + 1:
         raise RowError("high", f"the interval may hold at most {2 ** difficulty_levels[-1] - 1}")
     source_id = common.optional_text(record, "source_id")
     return make_task(values["secret"], values["low"], values["high"], template, source_id)

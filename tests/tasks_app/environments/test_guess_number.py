@@ -17,7 +17,7 @@ def bisect(messages, tools):
 def test_a_bisection_always_wins_within_the_budget():
     for level in guess_number.difficulty_levels:
         for task in guess_number.generate(20, difficulty=level, seed=3):
-            assert task.expected["max_turns"] == level and task.difficulty == level
+            assert task.expected["max_turns"] == level + 1 and task.difficulty == level
             episode = run_episode(env_kind.make(), task, bisect, EpisodeLimits(max_turns=8))
             assert episode.final_state["solved"], task
             assert episode.final_state["answer"] == guess_number.reference_response(task)
@@ -40,9 +40,9 @@ def test_it_answers_higher_lower_and_invalid_moves():
 
 
 def test_the_episode_ends_when_the_turns_are_spent():
-    task = guess_number.make_task(5, 1, 7)  # a budget of 3 turns
+    task = guess_number.make_task(5, 1, 7)  # a budget of 4 turns
     episode = run_episode(env_kind.make(), task, lambda m, t: Message("assistant", "1"), EpisodeLimits())
-    assert episode.turns == 3 and episode.ended_by == "environment"
+    assert episode.turns == 4 and episode.ended_by == "environment"
     assert not episode.final_state["solved"]
 
 
@@ -50,12 +50,12 @@ def test_both_registries_know_the_game():
     assert load_kind("guess-number").environment == "guess-number"
     assert load_environment("guess-number").family == "guess-number"
     described = {d["name"]: d for d in describe_environments()}
-    assert described["guess-number"]["default_limits"]["max_turns"] == 6
+    assert described["guess-number"]["default_limits"]["max_turns"] == 7
 
 
 def test_imported_rows_are_checked_by_field():
     task = guess_number.from_record({"secret": "7", "low": 1, "high": "15"})
-    assert task.expected["max_turns"] == 4
+    assert task.expected["max_turns"] == 5
     for record, field in (
         ({"secret": "x", "low": 1, "high": 5}, "secret"),
         ({"secret": 9, "low": 1, "high": 5}, "secret"),
