@@ -8,6 +8,11 @@
   generation_config.json               the stop and padding tokens the engine generates with
   README.md                            a model card: YAML front matter, then the lineage
 
+Weights are written in `dtype`: `auto` (the default) is the precision the base model shipped
+in (its config's `dtype`, as a Hub model records it; float32 when it records none), so a model
+trained from a bf16 release exports at that release's size; `float32`, `bfloat16` or `float16`
+pick one. Training keeps float32 master weights, so a narrower export rounds them once here.
+
 `AutoModelForCausalLM.from_pretrained(out)` (or peft's `PeftModel.from_pretrained` on the base,
 for an adapter) then generates what the engine generates from the checkpoint. The lineage is
 plain data the caller collects (run, experiment, pool and verifier versions, report
@@ -19,8 +24,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import torch
 import yaml
 
 from training.config import ModelConfig
@@ -28,6 +34,13 @@ from training.lora import is_adapter_dir, load_peft
 from training.models import load_model
 
 CARD = "README.md"
+DTYPES: dict[str, torch.dtype] = {
+    "float32": torch.float32,
+    "bfloat16": torch.bfloat16,
+    "float16": torch.float16,
+}
+"""What an export can be written in, besides `auto`."""
+EXPORT_DTYPE_CHOICES = ("auto", *DTYPES)
 
 
 def export_checkpoint(
@@ -36,9 +49,12 @@ def export_checkpoint(
     *,
     lineage: Mapping[str, Any] | None = None,
     adapter_only: bool = False,
+    dtype: str = "auto",
 ) -> Path:
     """Write `checkpoint` (a checkpoint directory, or its `model/` directory) to `out` as a
     Hugging Face model directory; see the module docstring. `out` must be empty or absent."""
+    if dtype not in EXPORT_DTYPE_CHOICES:
+        raise ValueError(f"dtype: {dtype!r} is not one of {', '.join(EXPORT_DTYPE_CHOICES)}")
     model_dir = _model_dir(Path(checkpoint))
     target = Path(out)
     if target.exists() and any(target.iterdir()):
@@ -47,15 +63,18 @@ def export_checkpoint(
     if adapter_only and not adapter:
         raise ValueError("adapter_only: this checkpoint holds full weights, not a LoRA adapter")
     model, tokenizer = load_model(ModelConfig(path=str(model_dir)))  # merged, as the engine runs it
-    target.mkdir(parents=True, exist_ok=True)
-    if adapter_only:
-        load_peft(model_dir).save_pretrained(str(target), save_embedding_layers=False)
-        model.generation_config.save_pretrained(target)
-    else:
-        model.save_pretrained(target)  # safetensors, with config.json and generation_config.json
-    tokenizer.save_pretrained(target)
     state = _state(Path(checkpoint))
     base = _base_model(model_dir, state)
+    weights = export_dtype(dtype, base)
+    target.mkdir(parents=True, exist_ok=True)
+    if adapter_only:
+        peft = load_peft(model_dir, weights).to(weights)  # peft loads adapters in float32
+        peft.save_pretrained(str(target), save_embedding_layers=False)
+        model.generation_config.save_pretrained(target)
+    else:
+        cast(torch.nn.Module, model).to(weights)  # in place: this loaded copy is the export's
+        model.save_pretrained(target)  # safetensors, config.json, generation_config.json
+    tokenizer.save_pretrained(target)
     card = model_card(lineage or {}, state=state, base_model=base, adapter_only=adapter_only)
     (target / CARD).write_text(card)
     return target
@@ -99,6 +118,19 @@ def model_card(
             continue
         lines += [f"## {key.replace('_', ' ').capitalize()}", "", *_bullets(value), ""]
     return f"---\n{front}---\n\n" + "\n".join(lines)
+
+
+def export_dtype(requested: str, base_model: str | None) -> torch.dtype:
+    """The precision to write: `requested`, or for `auto` the one the base model's
+    config.json records (float32 when it records none, or the base is not on this disk)."""
+    if requested != "auto":
+        return DTYPES[requested]
+    config = Path(base_model) / "config.json" if base_model else None
+    if config is None or not config.is_file():
+        return torch.float32
+    recorded = json.loads(config.read_text())
+    name = recorded.get("dtype") or recorded.get("torch_dtype")
+    return DTYPES.get(str(name), torch.float32)
 
 
 def _model_dir(checkpoint: Path) -> Path:

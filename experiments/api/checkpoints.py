@@ -5,13 +5,14 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 
 from crucible.api.schema import ApiErrorsSerializer
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
+from training.export import EXPORT_DTYPE_CHOICES
 
 from ..models import Checkpoint
 from ..services import exports
@@ -21,6 +22,12 @@ class ExportQuerySerializer(serializers.Serializer):
     adapter_only = serializers.BooleanField(
         default=False,
         help_text="A LoRA checkpoint's adapter alone, instead of merged into its base model.",
+    )
+    dtype = serializers.ChoiceField(
+        choices=EXPORT_DTYPE_CHOICES,
+        default="auto",
+        help_text="The precision the weights are written in; `auto` is the one the base "
+        "model shipped in (its config's dtype), float32 when it records none.",
     )
 
 
@@ -35,13 +42,7 @@ class CheckpointViewSet(TeamScopedMixin, viewsets.GenericViewSet):
         return self.scope(Checkpoint.objects.select_related("run__experiment", "run__team"))
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "adapter_only",
-                OpenApiTypes.BOOL,
-                description="A LoRA checkpoint's adapter alone, instead of merged into its base.",
-            )
-        ],
+        parameters=[ExportQuerySerializer],
         responses={
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY,
@@ -64,7 +65,9 @@ class CheckpointViewSet(TeamScopedMixin, viewsets.GenericViewSet):
         query.is_valid(raise_exception=True)
         adapter_only = query.validated_data["adapter_only"]
         checkpoint = self.get_object()
-        directory = exports.export_to_temporary(checkpoint, adapter_only=adapter_only)
+        directory = exports.export_to_temporary(
+            checkpoint, adapter_only=adapter_only, dtype=query.validated_data["dtype"]
+        )
         response = StreamingHttpResponse(
             exports.zip_stream(directory, remove=True), content_type="application/zip"
         )

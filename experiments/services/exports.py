@@ -65,7 +65,9 @@ def _verdict(report: EvaluationReport) -> dict[str, Any]:
     }
 
 
-def export(checkpoint: Checkpoint, out: str | Path, *, adapter_only: bool = False) -> Path:
+def export(
+    checkpoint: Checkpoint, out: str | Path, *, adapter_only: bool = False, dtype: str = "auto"
+) -> Path:
     """Write `checkpoint` to the directory `out` (empty or absent); `ExportRefused` says why not."""
     model_dir = Path(checkpoint.path) / "model"
     if not model_dir.is_dir():
@@ -77,15 +79,17 @@ def export(checkpoint: Checkpoint, out: str | Path, *, adapter_only: bool = Fals
     if target.exists() and any(target.iterdir()):
         raise ExportRefused({"out": [f"{target} is not empty"]})
     return export_checkpoint(
-        checkpoint.path, target, lineage=lineage(checkpoint), adapter_only=adapter_only
+        checkpoint.path, target, lineage=lineage(checkpoint), adapter_only=adapter_only, dtype=dtype
     )
 
 
-def export_to_temporary(checkpoint: Checkpoint, *, adapter_only: bool = False) -> Path:
+def export_to_temporary(
+    checkpoint: Checkpoint, *, adapter_only: bool = False, dtype: str = "auto"
+) -> Path:
     """The export in a new temporary directory, which the caller removes (`zip_stream` does)."""
     scratch = Path(tempfile.mkdtemp(prefix=f"checkpoint-{checkpoint.pk}-export-"))
     try:
-        return export(checkpoint, scratch / "model", adapter_only=adapter_only)
+        return export(checkpoint, scratch / "model", adapter_only=adapter_only, dtype=dtype)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise

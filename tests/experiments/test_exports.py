@@ -9,8 +9,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 from django.core.management import CommandError, call_command
+from safetensors.torch import load_file
 from transformers import AutoModelForCausalLM
 
 from experiments.models import Checkpoint, EvaluationReport, Run
@@ -108,6 +110,12 @@ def test_the_command_writes_a_loadable_directory_with_its_lineage(lora_checkpoin
     )
     assert (tmp_path / "adapter" / "adapter_model.safetensors").is_file()
 
+    call_command(
+        "export_checkpoint", str(lora_checkpoint.pk), str(tmp_path / "f16"), "--dtype", "float16"
+    )
+    weights = load_file(str(tmp_path / "f16" / "model.safetensors"))
+    assert {t.dtype for t in weights.values()} == {torch.float16}
+
 
 def test_the_command_names_what_it_cannot_export(run, trained, tmp_path):
     full = Checkpoint.objects.create(run=run, step=1, path=str(trained["full"]))
@@ -149,6 +157,15 @@ def test_a_viewer_downloads_the_adapter_alone(client_for, teammate, lora_checkpo
     out = unzipped(response, tmp_path / "adapter")
     assert (out / "adapter_config.json").is_file() and not (out / "model.safetensors").exists()
     assert card((out / "README.md").read_text())["library_name"] == "peft"
+
+
+def test_the_download_is_written_in_the_precision_asked_for(api, lora_checkpoint, tmp_path):
+    out = unzipped(download(api, lora_checkpoint, "?dtype=bfloat16"), tmp_path / "bf16")
+    weights = load_file(str(out / "model.safetensors"))
+    assert {t.dtype for t in weights.values()} == {torch.bfloat16}
+    response = download(api, lora_checkpoint, "?dtype=int4")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "dtype"
 
 
 def test_another_team_gets_a_404(client_for, outsider, lora_checkpoint):

@@ -133,3 +133,28 @@ def test_a_full_checkpoint_exports_its_weights(base, tmp_path):
         export_checkpoint(store.latest(), tmp_path / "adapter", adapter_only=True)
     with pytest.raises(ValueError, match="out: .* is not empty"):
         export_checkpoint(store.latest(), out)
+
+
+def test_an_export_keeps_the_precision_its_base_shipped_in(base, tmp_path):
+    # A base released in bf16 (its config says so, as a Hub model's does): training keeps
+    # float32 master weights, the export writes them back at the release's precision.
+    bf16_base = tmp_path / "bf16-base"
+    AutoModelForCausalLM.from_pretrained(base, dtype=torch.bfloat16).save_pretrained(bf16_base)
+    AutoTokenizer.from_pretrained(base).save_pretrained(bf16_base)
+    assert json.loads((bf16_base / "config.json").read_text())["dtype"] == "bfloat16"
+    store = checkpoint(bf16_base, tmp_path / "ckpt", LoraConfig(rank=4, alpha=16))
+
+    auto = export_checkpoint(store.latest(), tmp_path / "auto")
+    assert {t.dtype for t in load_file(str(auto / "model.safetensors")).values()} == {
+        torch.bfloat16
+    }
+    wide = export_checkpoint(store.latest(), tmp_path / "wide", dtype="float32")
+    assert {t.dtype for t in load_file(str(wide / "model.safetensors")).values()} == {
+        torch.float32
+    }
+    adapter = export_checkpoint(store.latest(), tmp_path / "adapter", adapter_only=True)
+    assert {t.dtype for t in load_file(str(adapter / "adapter_model.safetensors")).values()} == {
+        torch.bfloat16
+    }
+    with pytest.raises(ValueError, match="dtype: 'int8' is not one of auto, float32"):
+        export_checkpoint(store.latest(), tmp_path / "bad", dtype="int8")

@@ -1,4 +1,4 @@
-"""``manage.py export_checkpoint <checkpoint id> <out dir> [--adapter-only]``: write a
+"""``manage.py export_checkpoint <checkpoint id> <out dir> [--adapter-only] [--dtype auto|float32|bfloat16|float16]``: write a
 checkpoint as a Hugging Face model directory (see ``experiments.services.exports``)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from rest_framework.exceptions import ValidationError
 
 from experiments.models import Checkpoint
 from experiments.services import exports
+from training.export import EXPORT_DTYPE_CHOICES
 
 
 class Command(BaseCommand):
@@ -23,6 +24,12 @@ class Command(BaseCommand):
             action="store_true",
             help="A LoRA checkpoint's adapter alone, instead of merged into its base.",
         )
+        parser.add_argument(
+            "--dtype",
+            choices=EXPORT_DTYPE_CHOICES,
+            default="auto",
+            help="The weights' precision; auto (default): the one the base model shipped in.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         checkpoint = (
@@ -33,7 +40,12 @@ class Command(BaseCommand):
         if checkpoint is None:
             raise CommandError(f"no checkpoint {options['checkpoint']}")
         try:
-            out = exports.export(checkpoint, options["out"], adapter_only=options["adapter_only"])
+            out = exports.export(
+                checkpoint,
+                options["out"],
+                adapter_only=options["adapter_only"],
+                dtype=options["dtype"],
+            )
         except ValidationError as exc:
             raise CommandError(_reasons(exc.detail)) from exc
         self.stdout.write(f"exported checkpoint {checkpoint.pk} to {out}")
