@@ -24,6 +24,8 @@ _PKG = "tasks_app.environments"
 
 BUILTIN_KINDS: dict[str, str] = {
     "guess-number": f"{_PKG}.guess_number",
+    "python-tool": f"{_PKG}.python_tool",
+    "sql-tool": f"{_PKG}.sql_tool",
 }
 
 REQUIRED_ATTRIBUTES = (

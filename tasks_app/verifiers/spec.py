@@ -31,6 +31,10 @@ MAX_LAYERS = 32
 """Layers in one spec. Specs arrive in request bodies and are checked and run in the web
 process, where 20,000 layers took 5 s just to validate."""
 WEIGHT_NAMES = ("outcome", "process", "constraint", "judge")
+TURN_WEIGHT_NAMES = ("tool_format", "tool_success", "valid_moves")
+"""Parts of a multi-turn episode (``tasks_app.environments.judging``): the share of its turns
+free of one per-turn error. Kept in the canonical form only when weighted, so the hash of every
+single-turn spec stays what it was before episodes existed."""
 _WEIGHT: dict[str, Any] = {"type": "number", "minimum": 0}
 
 SPEC_SCHEMA: dict[str, Any] = {
@@ -57,7 +61,7 @@ SPEC_SCHEMA: dict[str, Any] = {
             "properties": {
                 "weights": {
                     "type": "object",
-                    "properties": {name: _WEIGHT for name in WEIGHT_NAMES},
+                    "properties": {name: _WEIGHT for name in WEIGHT_NAMES + TURN_WEIGHT_NAMES},
                     "additionalProperties": False,
                 },
                 "failure_reward": {"type": "number"},
@@ -252,8 +256,9 @@ def _with_defaults(params: dict[str, Any], cls: Any) -> dict[str, Any]:
 def canonical_reward(reward: dict[str, Any]) -> dict[str, Any]:
     """Weights default to outcome only; once weights are given, a missing one means 0."""
     weights = reward.get("weights") or {"outcome": 1.0}
+    turn_weights = {name: float(weights[name]) for name in TURN_WEIGHT_NAMES if weights.get(name)}
     return {
-        "weights": {name: float(weights.get(name, 0.0)) for name in WEIGHT_NAMES},
+        "weights": {name: float(weights.get(name, 0.0)) for name in WEIGHT_NAMES} | turn_weights,
         "failure_reward": float(reward.get("failure_reward", 0.0)),
     }
 
