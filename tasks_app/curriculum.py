@@ -12,9 +12,11 @@ A running curriculum can be changed (``Curriculum.apply``): its families' distri
 mixture weights and target band, checked by ``change_problems`` with the config's own rules.
 The changed config is part of the state, so a resumed run keeps the change.
 
-A saved curriculum names its families by pinned pool version (``PinnedFamily``); the service
-resolves each to a ``FamilyCurriculum`` by the version's family. These dataclasses are the one
-definition of the config: the API's serializers are checked against their fields and defaults.
+A saved curriculum (``SavedCurriculum``) names its families by pinned pool version
+(``PinnedFamily``); the service resolves each to a ``FamilyCurriculum`` by the version's family.
+These dataclasses are the one definition of the config: what each field accepts is in its
+metadata (plain data, under ``training.field_spec``'s keys), the API checks JSON against them
+and generates its serializers from them.
 """
 
 from __future__ import annotations
@@ -49,13 +51,21 @@ class FamilyCurriculum:
     easiest level."""
 
 
+MAX_FAMILIES = 256
+"""Families in one saved curriculum; each pins a pool version that is looked up and checked."""
+ID = (1, 2**63 - 1, False, False)
+"""A database id's range, as plain data (see ``_knob``)."""
+
+
 @dataclass(frozen=True)
 class PinnedFamily:
-    """A family as a saved curriculum names it: by the pool version it samples from."""
+    """A family of a curriculum, named by the pool version it samples from."""
 
-    version: int
+    version: int = field(
+        metadata={"range": ID, "message": "must be the id of a pool version of your team"}
+    )
     """Id of the pinned pool version; only its train split is ever sampled."""
-    weight: float = 1.0
+    weight: float = field(default=1.0, metadata={"range": (0.0, 1e6, False, False), "cast": float})
     """Mixture weight: the share of each batch drawn from this family, before normalising."""
     levels: list[int] | None = None
     """Difficulty levels that may be sampled, ascending; default: every level the version has
@@ -117,6 +127,18 @@ class CurriculumPolicy(Generic[Fam]):
     """Share of a family's mass moved one level per adjustment."""
     dynamic: bool = True
     """False keeps the initial distributions fixed (a static curriculum)."""
+
+
+@dataclass(frozen=True)
+class SavedCurriculum(CurriculumPolicy[PinnedFamily]):
+    """The families a curriculum mixes and the policy that moves their difficulty."""
+
+    families: list[PinnedFamily] = field(metadata={"items": (1, MAX_FAMILIES)})
+    """The pinned pool versions each batch mixes, in order."""
+
+    def stored(self) -> dict[str, Any]:
+        """The config as the database keeps it (JSON, every field present)."""
+        return {**asdict(self), "band": list(self.band)}
 
 
 def floor_fits(floor: float, levels: Sequence[int]) -> bool:

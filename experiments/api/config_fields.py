@@ -1,32 +1,17 @@
-"""Serializers generated from the configuration's dataclasses, for the OpenAPI schema.
+"""The experiment configuration's serializers, generated from its dataclasses.
 
 The dataclasses (``experiments.config``, ``tasks_app.curriculum``, ``training.config``) define
-every field once: its type, default, range, allowed values and help (its docstring). A
-serializer built here says the same, so the schema states exactly what the parser
-(``training.field_spec.load``) enforces. Two shapes: ``stored`` (a saved configuration, every
-field present) and ``input`` (what a caller sends: fields with a default may be left out).
-Validation stays with the parser; these serializers describe.
+every field once; ``crucible.api.dataclass_serializers`` turns them into the serializers that
+describe the configuration in the OpenAPI schema. Here: each dataclass's schema name.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import typing
-from typing import Any, Literal
-
-from rest_framework import serializers
-
-from crucible.api.serializers import field_docs
-from training.field_spec import CHOICES, FIELDS_OF, ITEMS, field_metadata, hints, optional
-from training.fields import RANGE, Range
+from crucible.api.dataclass_serializers import DataclassSerializers
 from training.lora import LoraConfig
 from training.prompting import PromptFormat
 
 from .. import config as cfg
-
-Shape = Literal["stored", "input"]
-OMITTED_WHEN_NULL = "omitted_when_null"
-"""Name of a dataclass's ClassVar listing fields its stored form leaves out when null."""
 
 NAMES: dict[type, str] = {
     cfg.ExperimentConfig: "ExperimentConfig",
@@ -40,120 +25,5 @@ NAMES: dict[type, str] = {
 }
 """The schema's component name of each dataclass (default: the class's name)."""
 
-_built: dict[tuple[type, Shape], type[serializers.Serializer]] = {}
-
-
-def serializer_for(cls: type, shape: Shape) -> type[serializers.Serializer]:
-    """A serializer class with a field for each of ``cls``'s fields (nested dataclasses get
-    theirs), named ``NAMES[cls]`` with ``Input`` appended for the input shape."""
-    key = (cls, shape)
-    names = NAMES
-    if key not in _built:
-        fields = {f.name: _field(cls, f, hint, shape, names) for f, hint in _fields(cls)}
-        name = names.get(cls, cls.__name__) + ("Input" if shape == "input" else "")
-        doc = cls.__doc__ or ""  # a dataclass without one has its signature there
-        doc = "" if doc.startswith(f"{cls.__name__}(") else doc
-        _built[key] = type(
-            f"{name}Serializer", (serializers.Serializer,), {**fields, "__doc__": doc}
-        )
-    return _built[key]
-
-
-def _fields(cls: type) -> list[tuple[dataclasses.Field[Any], Any]]:
-    types = hints(cls)
-    return [(f, types[f.name]) for f in dataclasses.fields(cls)]
-
-
-def _field(
-    cls: type, f: dataclasses.Field[Any], hint: Any, shape: Shape, names: dict[type, str]
-) -> serializers.Field:
-    meta = field_metadata(cls, f.name)
-    kwargs: dict[str, Any] = {"help_text": _help(cls, f.name, meta) or None}
-    has_default = (
-        f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-    )
-    if shape == "input" and has_default:
-        kwargs["required"] = False
-        if f.default is not dataclasses.MISSING and not dataclasses.is_dataclass(f.default):
-            kwargs["default"] = list(f.default) if isinstance(f.default, tuple) else f.default
-    elif shape == "stored" and f.name in getattr(cls, OMITTED_WHEN_NULL, ()):
-        kwargs["required"] = False
-    inner, nullable = optional(hint)
-    if nullable and not (shape == "stored" and f.name in getattr(cls, OMITTED_WHEN_NULL, ())):
-        kwargs["allow_null"] = True
-    if FIELDS_OF in meta:
-        classes, leave_out = meta[FIELDS_OF]
-        return _union_of(classes, leave_out, shape, names, f.name)(**kwargs)
-    return _typed(inner, meta, shape, names, kwargs)
-
-
-def _typed(
-    hint: Any, meta: dict[str, Any], shape: Shape, names: dict[type, str], kwargs: dict[str, Any]
-) -> serializers.Field:
-    if dataclasses.is_dataclass(hint):
-        kwargs.pop("default", None)
-        return serializer_for(typing.cast(type, hint), shape)(**kwargs)
-    origin = typing.get_origin(hint)
-    if origin in (list, tuple):
-        args = typing.get_args(hint)
-        fewest, most = meta.get(ITEMS, (len(args), len(args)) if origin is tuple else (None, None))
-        each = {k: v for k, v in meta.items() if k == RANGE}
-        child = _typed(args[0], each, shape, names, {})
-        sizes = {"min_length": fewest, "max_length": most}
-        return serializers.ListField(
-            child=child, **{k: v for k, v in sizes.items() if v is not None}, **kwargs
-        )
-    if origin is dict or hint is dict:
-        return serializers.DictField(**kwargs)
-    if CHOICES in meta:
-        return serializers.ChoiceField(choices=list(meta[CHOICES]), **kwargs)
-    bounds: Range | None = meta.get(RANGE)
-    if bounds is not None and hint in (int, float):
-        kwargs |= {"min_value": _bound(hint, bounds.low), "max_value": _bound(hint, bounds.high)}
-    kinds: dict[Any, type[serializers.Field]] = {
-        int: serializers.IntegerField,
-        float: serializers.FloatField,
-        bool: serializers.BooleanField,
-        str: serializers.CharField,
-    }
-    return kinds[hint](**kwargs)
-
-
-def _bound(hint: Any, value: float) -> float:
-    return int(value) if hint is int else value
-
-
-def _help(cls: type, name: str, meta: dict[str, Any]) -> str:
-    text = field_docs(cls).get(name, "")
-    bounds: Range | None = meta.get(RANGE)
-    if bounds is not None and (bounds.low_open or bounds.high_open):
-        # OpenAPI's minimum and maximum include their ends; say which one does not.
-        text = f"{text} Accepted: {bounds.describe()}.".strip()
-    return text
-
-
-def _union_of(
-    classes: tuple[type, ...],
-    leave_out: frozenset[str],
-    shape: Shape,
-    names: dict[type, str],
-    field_name: str,
-) -> type[serializers.Serializer]:
-    """One object with the fields of any of ``classes`` but ``leave_out`` (which class applies
-    is chosen by another field): a field's range and help are its first class's; no field is
-    required and none has a default, as both depend on the class."""
-    merged: dict[str, tuple[type, Any]] = {}
-    for cls in classes:
-        for f, hint in _fields(cls):
-            if f.name not in leave_out:
-                merged.setdefault(f.name, (cls, hint))
-    fields = {}
-    for name, (cls, hint) in merged.items():
-        meta = field_metadata(cls, name)
-        inner, nullable = optional(hint)
-        kwargs = {"help_text": _help(cls, name, meta) or None, "required": False}
-        if nullable:
-            kwargs["allow_null"] = True
-        fields[name] = _typed(inner, meta, shape, names, kwargs)
-    title = names.get(classes[0], field_name.title()) + ("Input" if shape == "input" else "")
-    return type(f"{title}Serializer", (serializers.Serializer,), fields)
+serializer_for = DataclassSerializers(NAMES)
+"""``serializer_for(cls, "stored" | "input")``: the serializer class describing ``cls``."""

@@ -62,6 +62,21 @@ def test_it_still_keeps_django_out_of_the_engine(tmp_path):
     assert check_layering.violations(root) == ["training/engine.py imports django"]
 
 
+def test_it_lets_the_api_layers_use_the_engines_field_contract_but_not_the_engine(tmp_path):
+    files = {
+        "tasks_app/services/curriculum_config.py": "from training.field_spec import load\n",
+        "crucible/api/dataclass_serializers.py": "from training.fields import RANGE\n",
+        "tasks_app/api/curricula.py": "from training.config import GRPOConfig\n",
+        "crucible/api/models.py": "from training import field_spec\n",
+        "tasks_app/curriculum.py": "from training.field_spec import setting\n",
+    }
+    assert check_layering.violations(tree(tmp_path, files)) == [
+        "tasks_app/curriculum.py imports training",
+        "tasks_app/api/curricula.py imports training",
+        "crucible/api/models.py imports training",
+    ]
+
+
 @pytest.mark.parametrize(
     "path, line",
     [

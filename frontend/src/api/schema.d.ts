@@ -2469,7 +2469,7 @@ export interface components {
             band: number[];
             /**
              * Format: double
-             * @description Least probability of any level, so none starves.
+             * @description Least probability of any level, so none starves. Accepted: at least 0 and below 1.
              * @default 0.05
              */
             floor: number;
@@ -2480,7 +2480,7 @@ export interface components {
             window: number;
             /**
              * Format: double
-             * @description Share of a family's mass moved one level per adjustment.
+             * @description Share of a family's mass moved one level per adjustment. Accepted: above 0 and at most 1.
              * @default 0.2
              */
             step: number;
@@ -2504,7 +2504,7 @@ export interface components {
             band: number[];
             /**
              * Format: double
-             * @description Least probability of any level, so none starves.
+             * @description Least probability of any level, so none starves. Accepted: at least 0 and below 1.
              * @default 0.05
              */
             floor: number;
@@ -2515,7 +2515,7 @@ export interface components {
             window: number;
             /**
              * Format: double
-             * @description Share of a family's mass moved one level per adjustment.
+             * @description Share of a family's mass moved one level per adjustment. Accepted: above 0 and at most 1.
              * @default 0.2
              */
             step: number;
@@ -3304,7 +3304,10 @@ export interface components {
         };
         /** @description A family of a curriculum, named by the pool version it samples from. */
         FamilyEntry: {
-            /** @description Id of the pinned pool version; only its train split is ever sampled. */
+            /**
+             * Format: int64
+             * @description Id of the pinned pool version; only its train split is ever sampled.
+             */
             version: number;
             /**
              * Format: double
@@ -3319,7 +3322,10 @@ export interface components {
         };
         /** @description A family of a curriculum, named by the pool version it samples from. */
         FamilyEntryRequest: {
-            /** @description Id of the pinned pool version; only its train split is ever sampled. */
+            /**
+             * Format: int64
+             * @description Id of the pinned pool version; only its train split is ever sampled.
+             */
             version: number;
             /**
              * Format: double

@@ -203,8 +203,8 @@ def test_it_refuses_a_curriculum_of_too_many_families_before_looking_them_up(api
     (error,) = response.json()["errors"]
     assert error == {
         "field": "config.families",
-        "code": "max_length",
-        "message": "at most 256 families",
+        "code": "invalid",
+        "message": "must have at most 256 items",
     }
 
 
