@@ -15,6 +15,11 @@ concurrency; the anchor has none and runs two checks to prove it executes. The m
 may be shared, so the sides alternate in rounds (ours, anchor, then anchor, ours, ...)
 and each side's rate is over all its rounds.
 
+A third side, ``trusted``, is this sandbox as it was before test code was isolated (the
+tests ran in the keeper, only the candidate in a unit; see ``support/trusted_side.py``),
+taken from git history and timed in the same rounds: ``vs_trusted`` is ours over it, the
+cost of isolating test code. ``--no-trusted`` (or a checkout without that history) skips it.
+
 ``--group K`` verifies the samples of a task together, as a training step does: each
 problem's canonical and wrong solution repeated to K samples, a group verified in order by
 one thread on both sides; ours then shares one loaded tests' unit across a group's samples
@@ -31,14 +36,16 @@ import json
 import os
 import re
 import sys
-import time
 import types
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from support.timing import Pass, timed_once  # noqa: E402
+from support.trusted_side import TrustedSide, Unavailable  # noqa: E402
 
 from tasks_app.datasets import HUMANEVAL_PATH  # noqa: E402
 from tasks_app.sandbox import capabilities, check_function, humaneval  # noqa: E402
@@ -106,24 +113,7 @@ def prove_anchor_executes(module: types.ModuleType, items: list[Item], timeout: 
 
 
 Verdict = Callable[[dict[str, Any], str], bool]
-
-
-def timed_once(
-    verdict: Verdict, items: list[Item], workers: int, group: int = 1
-) -> tuple[list[Any], float]:
-    def one(item: Item) -> tuple[bool, float]:
-        start = time.perf_counter()
-        passed = verdict(item[0], item[1])
-        return passed, time.perf_counter() - start
-
-    def in_order(chunk: list[Item]) -> list[tuple[bool, float]]:
-        return [one(item) for item in chunk]
-
-    chunks = [items[i : i + group] for i in range(0, len(items), group)]
-    start = time.perf_counter()
-    with ThreadPoolExecutor(workers) as pool:
-        results = [r for chunk in pool.map(in_order, chunks) for r in chunk]
-    return results, time.perf_counter() - start
+Runner = Callable[[list[Item], int, int], Pass]  # items, workers, group -> one timed pass
 
 
 def grouped(items: list[Item], group: int) -> list[Item]:
@@ -137,7 +127,7 @@ def grouped(items: list[Item], group: int) -> list[Item]:
 
 
 def timed_rounds(
-    sides: dict[str, Verdict],
+    sides: dict[str, Runner],
     items: list[Item],
     concurrency: list[int],
     rounds: int,
@@ -152,7 +142,7 @@ def timed_rounds(
     runs: dict[tuple[str, int], list[tuple[list[Any], float]]] = {c: [] for c in configs}
     for index in range(rounds):
         for name, workers in configs if index % 2 == 0 else configs[::-1]:
-            runs[(name, workers)].append(timed_once(sides[name], items, workers, group))
+            runs[(name, workers)].append(sides[name](items, workers, group))
     best: dict[str, dict[str, Any]] = {}
     for (name, workers), side in runs.items():
         result = summary(side)
@@ -192,6 +182,9 @@ def main() -> None:
     parser.add_argument(
         "--group", type=int, default=1, help="samples per task verified together (see above)"
     )
+    parser.add_argument(
+        "--no-trusted", action="store_true", help="skip the trusted-side reference (see above)"
+    )
     args = parser.parse_args()
     group = max(args.group, 1)
 
@@ -202,14 +195,27 @@ def main() -> None:
     if group > 1:
         items = grouped(items, group)
 
-    sides: dict[str, Verdict] = {
-        "ours": lambda p, s: ours_verdict(p, s, args.timeout, share_tests=group > 1),
-        "anchor": lambda p, s: anchor_verdict(anchor, p, s, args.timeout),
+    ours_check = partial(ours_verdict, timeout=args.timeout, share_tests=group > 1)
+    sides: dict[str, Runner] = {
+        "ours": partial(timed_once, ours_check),
+        "anchor": partial(timed_once, lambda p, s: anchor_verdict(anchor, p, s, args.timeout)),
     }
     concurrency = sorted({max(int(w), 1) for w in args.workers.split(",")})
     # Untimed start-up for ours at the highest concurrency: one keeper per caller slot.
-    timed_once(sides["ours"], items[: 2 * concurrency[-1]], concurrency[-1])
-    timings = timed_rounds(sides, items, concurrency, max(args.rounds, 1), group)
+    timed_once(ours_check, items[: 2 * concurrency[-1]], concurrency[-1])
+    trusted, skipped = None, ""
+    if not args.no_trusted:
+        try:
+            trusted = TrustedSide(items, args.timeout, concurrency[-1])
+        except Unavailable as exc:
+            skipped = str(exc)
+    if trusted is not None:
+        sides["trusted"] = trusted
+    try:
+        timings = timed_rounds(sides, items, concurrency, max(args.rounds, 1), group)
+    finally:
+        if trusted is not None:
+            trusted.close()
     ours, theirs = timings["ours"], timings["anchor"]
     expected = [good for _, _, good in items]
     caps = capabilities()
@@ -242,8 +248,27 @@ def main() -> None:
         "startup_timed": False,
         "anchor_executes": True,
         "ours_layers": active + ([f"uid={caps['uid']}"] if caps["uid"] is not None else []),
+        **trusted_figures(timings.get("trusted"), ours, expected, skipped),
     }
     print(json.dumps(line))
+
+
+def trusted_figures(
+    trusted: dict[str, Any] | None, ours: dict[str, Any], expected: list[bool], skipped: str
+) -> dict[str, Any]:
+    """The trusted-side reference's figures, or why it was not measured."""
+    if trusted is None:
+        return {"trusted": None, "trusted_skipped": skipped or "--no-trusted"}
+    return {
+        "trusted": round(trusted["rate"], 2),
+        "vs_trusted": round(ours["rate"] / trusted["rate"], 3),
+        "trusted_correct": sum(a == b for a, b in zip(trusted["verdicts"], expected, strict=True)),
+        "trusted_p50_ms": round(trusted["p50_ms"], 1),
+        "trusted_p99_ms": round(trusted["p99_ms"], 1),
+        "trusted_rounds": trusted["rounds"],
+        "trusted_workers": trusted["workers"],
+        "trusted_tried": trusted["tried"],
+    }
 
 
 if __name__ == "__main__":
