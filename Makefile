@@ -10,10 +10,12 @@ NPM_STAMP := frontend/node_modules/.installed
 
 .PHONY: install frontend run worker test test-python test-frontend lint types check-types bench clean
 
-$(STAMP): pyproject.toml
+# The Python client (client/, its own package) is installed beside the platform: training's
+# tracking callback spools through it and its tests run against a live server.
+$(STAMP): pyproject.toml client/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e ./client -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)

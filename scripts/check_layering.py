@@ -47,6 +47,12 @@ RULES = {
         "django", "rest_framework", "channels", "celery", "crucible", "tasks_app", "experiments",
         "serving.models", "serving.services",
     } for name in ("protocol", "upstream")},
+    # The client installs on its own (pip install ./client): it speaks to the platform over
+    # HTTP and websockets only.
+    "client": {
+        "django", "rest_framework", "channels", "celery", "crucible", "tasks_app", "experiments",
+        "serving", "training",
+    },
     "serving/services/routing.py": {"serving.services.deployments", "serving.services.canaries"},
     "serving/services/deployments.py": {"serving.services.canaries"},
 }  # fmt: skip

@@ -46,13 +46,16 @@ class WebServer:
 
 
 @contextmanager
-def web_server(env: dict[str, str], log: Path | None = None) -> Iterator[WebServer]:
+def web_server(
+    env: dict[str, str], log: Path | None = None, port: int | None = None
+) -> Iterator[WebServer]:
     """The server, up once its ``/healthz`` answers; stopped with its process group after.
 
-    Its output goes to ``log`` (nowhere by default)."""
-    port = free_port()
+    Its output goes to ``log`` (nowhere by default, appended to when given); ``port`` serves
+    it where an earlier one was, for clients that must find it again after a restart."""
+    port = port or free_port()
     command = [sys.executable, "-m", "crucible.serve", "--host", "127.0.0.1", "--port", str(port)]
-    with open(log or os.devnull, "w") as out:
+    with open(log or os.devnull, "a") as out:
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -79,7 +82,9 @@ def web_server(env: dict[str, str], log: Path | None = None) -> Iterator[WebServ
 
 
 @contextmanager
-def serving_for_tests(redis_url: str, workdir: Path) -> Iterator[WebServer]:
+def serving_for_tests(
+    redis_url: str, workdir: Path, port: int | None = None
+) -> Iterator[WebServer]:
     """The server on the test database and ``redis_url``, with its own var/ under ``workdir``
     and its output in ``workdir/web.log``."""
     env = {
@@ -89,5 +94,16 @@ def serving_for_tests(redis_url: str, workdir: Path) -> Iterator[WebServer]:
         "CRUCIBLE_VAR_DIR": str(workdir / "var"),
         "DJANGO_SETTINGS_MODULE": "crucible.settings.test",
     }
-    with web_server(env, log=workdir / "web.log") as running:
+    with web_server(env, log=workdir / "web.log", port=port) as running:
+        yield running
+
+
+@contextmanager
+def serving_on_test_redis(workdir: Path, port: int | None = None) -> Iterator[WebServer]:
+    """``serving_for_tests`` on ``REDIS_URL`` (its channel layer needs Redis): skipped, or
+    failed under REQUIRE_SERVICES=1, without it."""
+    redis = os.environ.get("REDIS_URL")
+    if not redis:
+        need_service("REDIS_URL is not set: the server's channel layer needs Redis")
+    with serving_for_tests(redis or "", workdir, port) as running:
         yield running

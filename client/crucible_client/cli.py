@@ -1,0 +1,246 @@
+"""``crucible``: the platform from a shell.
+
+    crucible login --url http://127.0.0.1:8000 --token crc_...   (or --username alice)
+    crucible runs list --state running
+    crucible runs watch 42                      a progress bar from the run's socket
+    crucible experiments launch -f exp.yaml --watch
+    crucible evaluate --team default --checkpoint 7 --suite 3 --wait
+    crucible compare 41 42                      runs side by side
+    crucible report --candidate 12 --baseline 11
+    crucible export 7 -o ./models
+    crucible sync                               send metrics left on disk by an outage
+
+Exit status: 0 done, 1 the platform refused (its reasons on stderr) or a watched run did not
+succeed, 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import secrets
+import socket
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from tqdm import tqdm
+
+from crucible_client import config
+from crucible_client.api import API, Crucible
+from crucible_client.http import ApiError, Http
+from crucible_client.logger import sync
+from crucible_client.stream import progress_of
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def client() -> Crucible:
+    url, token = config.load()
+    if not url or not token:
+        raise SystemExit("not logged in: run `crucible login --url URL --token TOKEN` first")
+    return Crucible(url, token)
+
+
+def show(value: Any) -> None:
+    print(json.dumps(value, indent=2, default=str))
+
+
+def login(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("CRUCIBLE_TOKEN")
+    if not token and args.username:
+        password = os.environ.get("CRUCIBLE_PASSWORD") or getpass.getpass("Password: ")
+        token = token_for(args.url, args.username, password, args.team)
+    if not token:
+        token = getpass.getpass("API token (Settings → API tokens): ")
+    me = Crucible(args.url, token).me()  # refuses a wrong token before it is saved
+    path = config.save(args.url, token)
+    print(f"logged in to {args.url} as {me['username']}; token saved in {path}")
+    return 0
+
+
+def token_for(url: str, username: str, password: str, team: str | None) -> str:
+    """Sign in with a password once and issue an API token for this machine; the password is
+    never stored. Django's CSRF check wants the same secret in a cookie and a header."""
+    http = Http(url)
+    secret = secrets.token_hex(16)
+    http.session.cookies.set("csrftoken", secret)
+    http.session.headers.update({"X-CSRFToken": secret, "Referer": f"{http.url}/"})
+    http.post(f"{API}/auth/login/", {"username": username, "password": password})
+    # Signing in rotates the CSRF secret: send the new one with the next write.
+    http.session.headers["X-CSRFToken"] = http.session.cookies.get("csrftoken") or secret
+    body = {"name": f"crucible CLI on {socket.gethostname()}"[:100], "team": team}
+    issued = http.post(f"{API}/tokens/", body)
+    http.post(f"{API}/auth/logout/")
+    return str(issued["token"])
+
+
+def runs_list(args: argparse.Namespace) -> int:
+    rows = client().runs.list(team=args.team, state=args.state, experiment=args.experiment)
+    if args.json:
+        show(rows)
+        return 0
+    print(f"{'id':>6}  {'state':<10} {'step':>11}  experiment")
+    for run in rows:
+        steps = f"{run['step']}/{run['max_steps']}"
+        print(f"{run['id']:>6}  {run['state']:<10} {steps:>11}  {run['experiment_name']}")
+    return 0
+
+
+def runs_watch(args: argparse.Namespace) -> int:
+    return watch(client(), args.run)
+
+
+def watch(crucible: Crucible, run_id: int) -> int:
+    """A progress bar of the run's steps until it ends; 0 when it succeeded."""
+    run = crucible.runs.get(run_id)
+    stream = crucible.runs.stream(run_id)
+    with tqdm(total=run["max_steps"] or None, initial=run["step"], unit="step") as bar:
+        bar.set_description(f"run {run_id} {run['state']}")
+        for frame in stream.frames(until_finished=True):
+            progress = progress_of(frame)
+            if progress:
+                bar.total = progress[1] or bar.total
+                bar.n = progress[0]
+                bar.set_description(f"run {run_id} {stream.run and stream.run.get('state')}")
+                bar.refresh()
+    final = crucible.runs.get(run_id)
+    reason = f": {final['failure_reason']}" if final.get("failure_reason") else ""
+    print(f"run {run_id} {final['state']} at step {final['step']}{reason}")
+    return 0 if final["state"] == "succeeded" else 1
+
+
+def read_spec(path: str) -> Any:
+    text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    return yaml.safe_load(text)  # YAML is a superset of JSON: one reader for both
+
+
+def experiments_launch(args: argparse.Namespace) -> int:
+    crucible = client()
+    body = read_spec(args.file)
+    if not isinstance(body, dict):
+        raise SystemExit(f"{args.file}: an experiment is a mapping (team, name, config)")
+    if args.team:
+        body["team"] = args.team
+    experiment = crucible.experiments.create(body)
+    run = crucible.experiments.launch(experiment["id"])
+    print(f"experiment {experiment['id']} launched: run {run['id']} {run['state']}")
+    return watch(crucible, run["id"]) if args.watch else 0
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    crucible = client()
+    body: dict[str, Any] = {"team": args.team, "checkpoint": args.checkpoint}
+    if args.suite is not None:
+        body["suite"] = args.suite
+    if args.model:
+        body["model"] = args.model
+    job = crucible.evaluations.create(body)  # type: ignore[arg-type] # built from the flags
+    print(f"evaluation {job['id']} {job['state']}")
+    while args.wait and job["state"] in ("queued", "running"):
+        time.sleep(2)
+        job = crucible.evaluations.get(job["id"])
+    if args.wait:
+        show(crucible.evaluations.get(job["id"]))
+    return 0 if job["state"] in ("queued", "running", "succeeded") else 1
+
+
+def compare(args: argparse.Namespace) -> int:
+    comparison = client().runs.compare(args.runs)
+    if args.json:
+        show(comparison)
+        return 0
+    for difference in comparison["config_differences"]:
+        print(f"config {json.dumps(difference, default=str)}")
+    for metric in comparison["metrics"]:
+        print(f"metric {json.dumps(metric, default=str)}")
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    made = client().reports.create({"candidate": args.candidate, "baseline": args.baseline})
+    print(f"report {made['id']}")
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    target = Path(args.output)
+    target.mkdir(parents=True, exist_ok=True)
+    path = client().export_checkpoint(args.checkpoint, target, adapter_only=args.adapter_only)
+    print(path)
+    return 0
+
+
+def sync_command(args: argparse.Namespace) -> int:
+    crucible = client()
+    sent, refused, left = sync(crucible.http)
+    print(f"sent {sent} point(s), {refused} refused, {left} still waiting")
+    return 0 if not left and not refused else 1
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="crucible", description=__doc__.split("\n\n")[0])
+    commands = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, handler: Handler, parent: Any = commands, **kw: Any) -> Any:
+        sub = parent.add_parser(name, **kw)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    sub = command("login", login, help="save the platform's address and an API token")
+    sub.add_argument("--url", required=True)
+    sub.add_argument("--token", help="an API token (crc_...); else issued with --username")
+    sub.add_argument("--username")
+    sub.add_argument("--team", help="bind an issued token to this team")
+    runs = commands.add_parser("runs", help="list and watch runs").add_subparsers(
+        dest="action", required=True
+    )
+    sub = command("list", runs_list, runs)
+    sub.add_argument("--team")
+    sub.add_argument("--state")
+    sub.add_argument("--experiment", type=int)
+    sub.add_argument("--json", action="store_true")
+    command("watch", runs_watch, runs).add_argument("run", type=int)
+    experiments = commands.add_parser("experiments", help="launch experiments")
+    sub = command("launch", experiments_launch, experiments.add_subparsers(required=True))
+    sub.add_argument("-f", "--file", required=True, help="the experiment, YAML or JSON ('-': stdin)")
+    sub.add_argument("--team", help="overrides the file's team")
+    sub.add_argument("--watch", action="store_true", help="follow the run until it ends")
+    sub = command("evaluate", evaluate, help="queue an evaluation of a checkpoint or model")
+    sub.add_argument("--team", required=True)
+    sub.add_argument("--checkpoint", type=int)
+    sub.add_argument("--model")
+    sub.add_argument("--suite", type=int)
+    sub.add_argument("--wait", action="store_true")
+    sub = command("compare", compare, help="compare runs' configurations and metrics")
+    sub.add_argument("runs", type=int, nargs="+")
+    sub.add_argument("--json", action="store_true")
+    sub = command("report", report, help="a report comparing two finished evaluations")
+    sub.add_argument("--candidate", type=int, required=True)
+    sub.add_argument("--baseline", type=int, required=True)
+    sub = command("export", export, help="download a checkpoint as a Hugging Face directory")
+    sub.add_argument("checkpoint", type=int)
+    sub.add_argument("-o", "--output", default=".")
+    sub.add_argument("--adapter-only", action="store_true")
+    command("sync", sync_command, help="send metrics an outage left on disk")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except ApiError as error:
+        print(f"crucible: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
