@@ -366,6 +366,9 @@ SERVING_THREADS = env_int("SERVING_THREADS", 1)
 SERVING_ROUTE_CACHE_S = float(env_str("SERVING_ROUTE_CACHE_S", "1.0") or 1.0)
 # The longest prompt a generate request may send, in characters.
 SERVING_MAX_PROMPT_CHARS = env_int("SERVING_MAX_PROMPT_CHARS", 20_000)
+# ASGI apps that answer a path prefix before Django does (crucible.asgi): the OpenAI-compatible
+# endpoints skip the REST machinery to keep a request to a few milliseconds of the web tier.
+ASGI_PREFIX_APPS = {"/v1/": "serving.openai_api.app.application"}
 
 # --- runs -------------------------------------------------------------------------------
 # Each run's folder: its checkpoints and its full log (RUNS_DIR/<run id>/).

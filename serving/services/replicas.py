@@ -22,6 +22,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,9 +42,10 @@ from experiments.services.failures import failure_reason
 from tasks_app.services import pinning
 from training.config import ModelConfig, SamplingConfig
 from training.decode import make_generator
+from training.generation import Generator
 from training.interfaces import Item, RewardFn
 from training.models import load_model
-from training.prompting import answers_only
+from training.prompting import PromptFormat, answers_only, check_format
 from training.serving import BatchingServer, Limits, Pending, ServingHTTP
 
 from ..jobs import SERVE_REPLICA
@@ -126,6 +128,7 @@ def serve(replica: Replica, meter: usage.JobMeter | None = None) -> None:
     server = BatchingServer(
         generator, max_batch=deployment.max_batch, max_queue=deployment.max_queue,
         on_done=recorder, on_done_exit=lambda: connection.close(),
+        generator_for=Encodings(model, tokenizer, fmt),
     )  # fmt: skip
     if not replica.secret:
         raise ValueError("the replica has no secret to check the platform's requests with")
@@ -158,6 +161,30 @@ def serve(replica: Replica, meter: usage.JobMeter | None = None) -> None:
             only_from=(ReplicaState.READY, ReplicaState.STOPPING),
         )
         deployments.publish(deployment, "replica_stopped", replica=replica.pk)
+
+
+class Encodings:
+    """Generators for requests encoded otherwise than the model was trained (the raw prompt
+    of a completions request, a chat request's own system prompt), the last few kept."""
+
+    KEPT = 8
+
+    def __init__(self, model: Any, tokenizer: Any, trained: PromptFormat) -> None:
+        self.model, self.tokenizer, self.trained = model, tokenizer, trained
+        self.kept: OrderedDict[tuple[str, str | None], Generator] = OrderedDict()
+
+    def __call__(self, encoding: tuple[str, str | None]) -> Generator:
+        if encoding in self.kept:
+            self.kept.move_to_end(encoding)
+            return self.kept[encoding]
+        kind, system = encoding
+        fmt = PromptFormat(kind, system, self.trained.reasoning_tags)
+        check_format(self.tokenizer, fmt)
+        made = make_generator(SamplingConfig(), self.model, self.tokenizer, fmt)
+        self.kept[encoding] = made
+        if len(self.kept) > self.KEPT:
+            self.kept.popitem(last=False)
+        return made
 
 
 def _beat_until_stopped(

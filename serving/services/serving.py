@@ -218,16 +218,9 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
     judging = target(deployment, request)
     prompt = judging.prompt or request.prompt
     warnings = format_warnings(deployment, request)
-    request_id = str(uuid.uuid4())
-    route = routing.route(deployment)
-    production = route.production
-    if production is not None and production.state != ReplicaState.READY:
-        production = None  # still loading the model
-    canary = _routable_canary(deployment, route.canary)
-    side, replica = ReplicaRole.PRODUCTION, production
-    if canary is not None and canary.mode == CanaryMode.SPLIT:
-        if bucket(request.key or request_id) < canary.share:
-            side, replica = ReplicaRole.CANDIDATE, canary.replica
+    routed = choose(deployment, request.key)
+    request_id, side, replica = routed.request_id, routed.side, routed.replica
+    production, canary = routed.production, routed.canary
     meta = {
         "request_id": request_id, "received_at": received_at, "key": request.key,
         "family": request.family, "task": request.task, "expected": judging.expected,
@@ -249,7 +242,7 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
             meta["side"] = side
         else:
             if outcome.status != 200:
-                _log_failure(deployment, replica, prompt, request, meta, outcome)
+                log_failure(deployment, replica, prompt, request, meta, outcome)
             return _answered(outcome, request_id, side, replica, warnings, judging.expected)
     if replica is None:
         return _unavailable(deployment, prompt, request, meta)
@@ -259,8 +252,35 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
     if canary is not None and canary.mode == CanaryMode.SHADOW and outcome.status == 200:
         _shadow(canary, payload, meta)
     if outcome.status != 200:
-        _log_failure(deployment, replica, prompt, request, meta, outcome)
+        log_failure(deployment, replica, prompt, request, meta, outcome)
     return _answered(outcome, request_id, side, replica, warnings, judging.expected)
+
+
+@dataclass(frozen=True)
+class Routed:
+    """Where one request goes: its id in the log, its side and that side's replica (None:
+    none is serving), production's replica and the running canary."""
+
+    request_id: str
+    side: str
+    replica: Replica | None
+    production: Replica | None
+    canary: Canary | None
+
+
+def choose(deployment: Deployment, key: str) -> Routed:
+    """The side and replica that answer a request with sticky ``key`` (its id without one)."""
+    request_id = str(uuid.uuid4())
+    route = routing.route(deployment)
+    production = route.production
+    if production is not None and production.state != ReplicaState.READY:
+        production = None  # still loading the model
+    canary = _routable_canary(deployment, route.canary)
+    side, replica = ReplicaRole.PRODUCTION, production
+    if canary is not None and canary.mode == CanaryMode.SPLIT:
+        if bucket(key or request_id) < canary.share:
+            side, replica = ReplicaRole.CANDIDATE, canary.replica
+    return Routed(request_id, side, replica, production, canary)
 
 
 def _routable_canary(deployment: Deployment, canary: Canary | None) -> Canary | None:
@@ -287,7 +307,7 @@ def _forward(deployment: Deployment, replica: Replica, payload: dict[str, Any]) 
         why = f"the {replica.role} replica's worker is gone ({type(lost).__name__}: {lost})"
         return Outcome(503, {"detail": why, "lost": True}, {"Retry-After": "5"})
     retry = answer.retry_after
-    return Outcome(answer.status, _json(answer.body), {"Retry-After": retry} if retry else {})
+    return Outcome(answer.status, json_object(answer.body), {"Retry-After": retry} if retry else {})
 
 
 def signer(replica: Replica) -> Callable[[str, bytes], dict[str, str]]:
@@ -295,7 +315,8 @@ def signer(replica: Replica) -> Callable[[str, bytes], dict[str, str]]:
     return lambda path, body: {SIGNATURE_HEADER: sign(replica.secret, "POST", path, body)}
 
 
-def _json(raw: bytes) -> dict[str, Any]:
+def json_object(raw: bytes) -> dict[str, Any]:
+    """A replica's answer as a JSON object; its text as ``detail`` when it is not one."""
     try:
         found = json.loads(raw)
     except ValueError:
@@ -359,21 +380,25 @@ def error_body(outcome: Outcome, request_id: str | None = None) -> dict[str, Any
 def _unavailable(
     deployment: Deployment, prompt: str, request: Request, meta: dict[str, Any]
 ) -> Outcome:
-    starting = deployment.replicas.filter(
-        role=ReplicaRole.PRODUCTION, state=ReplicaState.STARTING
-    ).exists()
-    why = (
-        f"deployment {deployment.slug!r} is starting: its replica is loading the model"
-        if starting
-        else f"deployment {deployment.slug!r} has no replica serving (its worker is gone); "
-        "restart it"
-    )
-    outcome = Outcome(503, {"detail": why}, {"Retry-After": "5"})
-    _log_failure(deployment, None, prompt, request, meta, outcome)
+    outcome = Outcome(503, {"detail": unavailable_reason(deployment)}, {"Retry-After": "5"})
+    log_failure(deployment, None, prompt, request, meta, outcome)
     return outcome
 
 
-def _log_failure(
+def unavailable_reason(deployment: Deployment) -> str:
+    """Why no production replica answers: loading the model, or gone."""
+    starting = deployment.replicas.filter(
+        role=ReplicaRole.PRODUCTION, state=ReplicaState.STARTING
+    ).exists()
+    if starting:
+        return f"deployment {deployment.slug!r} is starting: its replica is loading the model"
+    return (
+        f"deployment {deployment.slug!r} has no replica serving (its worker is gone); "
+        "restart it"
+    )
+
+
+def log_failure(
     deployment: Deployment,
     replica: Replica | None,
     prompt: str,

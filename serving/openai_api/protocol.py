@@ -1,0 +1,384 @@
+"""The OpenAI API's request and answer shapes, for chat completions and completions.
+
+``parse`` checks a request body as OpenAI's API does (an unknown argument is refused, every
+refusal names its ``param``) within the platform's limits, and returns what to generate;
+``chat_body`` / ``text_body`` and ``chunks`` build the answer, whole or as server-sent
+events; ``ApiError`` is OpenAI's error shape, ``{"error": {"message", "type", "param",
+"code"}}``. Pure: no Django, no model.
+
+What a deployment serves differently from OpenAI: a chat is one user turn, after at most one
+system (or developer) message, since the platform's models are trained on single-turn
+prompts; ``echo``, ``tools``, ``best_of``, penalties and top alternatives in ``logprobs`` are
+refused with the reason rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+CHAT, TEXT = "chat", "text"
+MAX_TOKENS = 512
+"""The most tokens a completion may ask for (a replica's own limit)."""
+MAX_N = 8
+MAX_STOPS = 4
+MAX_STOP_CHARS = 200
+MAX_KEY_CHARS = 200
+MAX_MODEL_CHARS = 200
+MAX_SEED = 2**63 - 1
+COMMON = {
+    "model", "max_tokens", "temperature", "top_p", "n", "stop", "seed", "logprobs", "stream",
+    "stream_options", "user", "frequency_penalty", "presence_penalty",
+}  # fmt: skip
+ACCEPTED = {
+    CHAT: COMMON | {"messages", "max_completion_tokens", "top_logprobs", "response_format"},
+    TEXT: COMMON | {"prompt", "echo", "best_of", "suffix"},
+}
+TYPES = {
+    400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+    404: "invalid_request_error", 405: "invalid_request_error", 409: "invalid_request_error",
+    413: "invalid_request_error", 429: "rate_limit_error", 500: "server_error",
+    503: "server_error", 504: "server_error",
+}  # fmt: skip
+
+
+class ApiError(Exception):
+    """A refusal in OpenAI's error shape."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        param: str | None = None,
+        code: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status, self.message, self.param, self.code = status, message, param, code
+        self.headers = dict(headers or {})
+
+    def body(self) -> dict[str, Any]:
+        kind = TYPES.get(self.status, "invalid_request_error")
+        return {"error": {"message": self.message, "type": kind, "param": self.param,
+                          "code": self.code}}  # fmt: skip
+
+
+def invalid(param: str, message: str) -> ApiError:
+    return ApiError(400, f"{param}: {message}", param, "invalid_value")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A completion request, checked."""
+
+    kind: str
+    """``chat`` or ``text``."""
+    model: str
+    prompt: str
+    """A chat's user turn, or a completion's prompt."""
+    system: str | None
+    """A chat's system message; None when it sent none."""
+    max_tokens: int | None
+    """None: the deployment's default."""
+    temperature: float | None
+    """None: the deployment's default."""
+    top_p: float
+    n: int
+    stop: tuple[str, ...]
+    seed: int | None
+    logprobs: bool
+    stream: bool
+    include_usage: bool
+    key: str
+    """The ``user`` field: keeps a caller on one side of a split canary."""
+
+
+def parse(kind: str, raw: bytes, max_prompt_chars: int) -> Ask:
+    """The request in ``raw``; ApiError (400) naming the param otherwise."""
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "the body is not valid JSON", None, "invalid_json") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the body must be a JSON object", None, "invalid_json")
+    unknown = sorted(set(body) - ACCEPTED[kind])
+    if unknown:
+        raise ApiError(
+            400, f"Unrecognized request argument supplied: {unknown[0]}", unknown[0],
+            "unrecognized_argument",
+        )  # fmt: skip
+    _refuse_unsupported(kind, body)
+    model = _string(body, "model", MAX_MODEL_CHARS, required=True)
+    if kind == CHAT:
+        system, prompt = _messages(body.get("messages"))
+        tokens = body.get("max_completion_tokens", body.get("max_tokens"))
+        logprobs = _flag(body, "logprobs")
+    else:
+        system, prompt = None, _prompt(body.get("prompt"))
+        tokens = body.get("max_tokens")
+        logprobs = _text_logprobs(body.get("logprobs"))
+    if len(prompt) + len(system or "") > max_prompt_chars:
+        param = "messages" if kind == CHAT else "prompt"
+        raise invalid(param, f"longer than {max_prompt_chars} characters")
+    return Ask(
+        kind=kind, model=model, prompt=prompt, system=system,
+        max_tokens=_whole("max_tokens", tokens, None, 1, MAX_TOKENS),
+        temperature=_number(body, "temperature", None, 0.0, 2.0),
+        top_p=_number(body, "top_p", 1.0, 0.0, 1.0, low_open=True) or 1.0,
+        n=_whole("n", body.get("n"), 1, 1, MAX_N) or 1,
+        stop=_stops(body.get("stop")), seed=_whole("seed", body.get("seed"), None, 0, MAX_SEED),
+        logprobs=logprobs, stream=_flag(body, "stream"), include_usage=_include_usage(body),
+        key=_string(body, "user", MAX_KEY_CHARS),
+    )  # fmt: skip
+
+
+def _refuse_unsupported(kind: str, body: Mapping[str, Any]) -> None:
+    for name in ("frequency_penalty", "presence_penalty"):
+        if body.get(name) not in (None, 0, 0.0):
+            raise invalid(name, "penalties are not supported; send 0 or leave it out")
+    if body.get("echo"):
+        raise invalid("echo", "echoing the prompt is not supported")
+    if body.get("best_of") not in (None, 1):
+        raise invalid("best_of", "only 1 is supported")
+    if body.get("suffix"):
+        raise invalid("suffix", "inserting before a suffix is not supported")
+    if body.get("top_logprobs") not in (None, 0):
+        raise invalid("top_logprobs", "top alternatives are not reported; send 0")
+    response_format = body.get("response_format")
+    if response_format is not None and response_format != {"type": "text"}:
+        raise invalid("response_format", 'only {"type": "text"} is supported')
+
+
+def _string(body: Mapping[str, Any], name: str, limit: int, required: bool = False) -> str:
+    value = body.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise invalid(name, f"expected a non-empty string of at most {limit} characters")
+    return value
+
+
+def _text(value: Any, param: str) -> str:
+    """A message's content: a string, or text parts."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(
+        isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+        for p in value
+    ):
+        return "".join(p["text"] for p in value)
+    raise invalid(param, "expected a string or a list of text parts")
+
+
+def _messages(value: Any) -> tuple[str | None, str]:
+    if not isinstance(value, list) or not value or len(value) > 2:
+        raise invalid(
+            "messages",
+            "expected one user message, after at most one system message: the model was "
+            "trained on single-turn prompts",
+        )
+    for i, message in enumerate(value):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise invalid(f"messages[{i}]", "expected an object with a role and content")
+    *before, last = value
+    if last["role"] != "user":
+        raise invalid(f"messages[{len(value) - 1}].role", "the last message must be the user's")
+    if before and before[0]["role"] not in ("system", "developer"):
+        raise invalid("messages[0].role", "only a system message may come before the user's")
+    system = _text(before[0].get("content"), "messages[0].content") if before else None
+    prompt = _text(last.get("content"), f"messages[{len(value) - 1}].content")
+    if not prompt.strip():
+        raise invalid(f"messages[{len(value) - 1}].content", "expected a non-empty prompt")
+    return system, prompt
+
+
+def _prompt(value: Any) -> str:
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+        value = value[0]
+    if not isinstance(value, str) or not value.strip():
+        raise invalid("prompt", "expected one non-empty string (token arrays and batches of "
+                      "prompts are not supported)")  # fmt: skip
+    return value
+
+
+def _number(
+    body: Mapping[str, Any],
+    name: str,
+    default: float | None,
+    low: float,
+    high: float,
+    low_open: bool = False,
+) -> float | None:
+    value = body.get(name)
+    if value is None:
+        return default
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (low < value if low_open else low <= value)
+        or value > high
+    ):
+        above = f"above {low:g}" if low_open else f"from {low:g}"
+        raise invalid(name, f"expected a number {above} to {high:g}")
+    return float(value)
+
+
+def _whole(name: str, value: Any, default: int | None, low: int, high: int) -> int | None:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise invalid(name, f"expected an integer from {low} to {high}")
+    return value
+
+
+def _flag(body: Mapping[str, Any], name: str) -> bool:
+    value = body.get(name)
+    if value is not None and not isinstance(value, bool):
+        raise invalid(name, "expected true or false")
+    return bool(value)
+
+
+def _text_logprobs(value: Any) -> bool:
+    """A completion's ``logprobs``: null, or 0 (each sampled token's log-probability)."""
+    if value is None:
+        return False
+    if isinstance(value, bool) or not isinstance(value, int) or value != 0:
+        raise invalid("logprobs", "top alternatives are not reported; send 0 for each "
+                      "sampled token's log-probability")  # fmt: skip
+    return True
+
+
+def _stops(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    stops = [value] if isinstance(value, str) else value
+    if (
+        not isinstance(stops, list)
+        or len(stops) > MAX_STOPS
+        or not all(isinstance(s, str) and 0 < len(s) <= MAX_STOP_CHARS for s in stops)
+    ):
+        raise invalid("stop", f"expected a string or up to {MAX_STOPS} non-empty strings of "
+                      f"at most {MAX_STOP_CHARS} characters")  # fmt: skip
+    return tuple(stops)
+
+
+def _include_usage(body: Mapping[str, Any]) -> bool:
+    options = body.get("stream_options")
+    if options is None:
+        return False
+    if not isinstance(options, dict) or set(options) - {"include_usage"}:
+        raise invalid("stream_options", 'expected {"include_usage": true or false}')
+    if not body.get("stream"):
+        raise invalid("stream_options", "only allowed when stream is true")
+    return _flag(options, "include_usage")
+
+
+# --- answers ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What the replica answered, and what the caller is told about it."""
+
+    id: str
+    created: int
+    model: str
+    choices: list[dict[str, Any]]
+    """The replica's: ``text``, ``output_tokens``, ``finish_reason``, maybe ``logprobs``."""
+    prompt_tokens: int
+    fingerprint: str
+    extra: dict[str, Any]
+    """The platform's own fields (the request's id in the log, side, version, warnings)."""
+
+    def usage(self) -> dict[str, int]:
+        completion = sum(int(c.get("output_tokens") or 0) for c in self.choices)
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": completion,
+                "total_tokens": self.prompt_tokens + completion}  # fmt: skip
+
+
+def _chat_logprobs(choice: Mapping[str, Any]) -> dict[str, Any] | None:
+    found = choice.get("logprobs")
+    if not found:
+        return None
+    return {"content": [
+        {"token": t, "logprob": lp, "bytes": list(t.encode()), "top_logprobs": []}
+        for t, lp in zip(found["tokens"], found["token_logprobs"], strict=False)
+    ], "refusal": None}  # fmt: skip
+
+
+def _text_logprobs_body(choice: Mapping[str, Any]) -> dict[str, Any] | None:
+    found = choice.get("logprobs")
+    if not found:
+        return None
+    offsets, at = [], 0
+    for token in found["tokens"]:
+        offsets.append(at)
+        at += len(token)
+    return {"tokens": found["tokens"], "token_logprobs": found["token_logprobs"],
+            "top_logprobs": None, "text_offset": offsets}  # fmt: skip
+
+
+def chat_body(answered: Answered) -> dict[str, Any]:
+    choices = [
+        {"index": i, "message": {"role": "assistant", "content": c["text"], "refusal": None},
+         "finish_reason": c["finish_reason"], "logprobs": _chat_logprobs(c)}
+        for i, c in enumerate(answered.choices)
+    ]  # fmt: skip
+    return _whole_body(answered, "chat.completion", choices)
+
+
+def text_body(answered: Answered) -> dict[str, Any]:
+    choices = [
+        {"index": i, "text": c["text"], "finish_reason": c["finish_reason"],
+         "logprobs": _text_logprobs_body(c)}
+        for i, c in enumerate(answered.choices)
+    ]  # fmt: skip
+    return _whole_body(answered, "text_completion", choices)
+
+
+def _whole_body(answered: Answered, kind: str, choices: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": answered.id, "object": kind, "created": answered.created, "model": answered.model,
+        "system_fingerprint": answered.fingerprint, "choices": choices,
+        "usage": answered.usage(), "crucible": answered.extra,
+    }  # fmt: skip
+
+
+def chunks(kind: str, answered: Answered, include_usage: bool) -> list[dict[str, Any]]:
+    """The answer as stream chunks: each choice's text, then its finish, then (when asked)
+    the usage in a chunk of its own with no choices, as OpenAI's streams end."""
+    head: dict[str, Any] = {
+        "id": answered.id, "object": "chat.completion.chunk" if kind == CHAT else
+        "text_completion", "created": answered.created, "model": answered.model,
+        "system_fingerprint": answered.fingerprint,
+    }  # fmt: skip
+    out: list[dict[str, Any]] = []
+    for i, c in enumerate(answered.choices):
+        if kind == CHAT:
+            delta = {"role": "assistant", "content": c["text"]}
+            first = {"index": i, "delta": delta, "logprobs": _chat_logprobs(c),
+                     "finish_reason": None}  # fmt: skip
+            last = {"index": i, "delta": {}, "logprobs": None,
+                    "finish_reason": c["finish_reason"]}  # fmt: skip
+        else:
+            first = {"index": i, "text": c["text"], "logprobs": _text_logprobs_body(c),
+                     "finish_reason": None}  # fmt: skip
+            last = {"index": i, "text": "", "logprobs": None, "finish_reason": c["finish_reason"]}
+        out.append({**head, "choices": [first]})
+        out.append({**head, "choices": [last]})
+    if out:
+        out[0]["crucible"] = answered.extra
+    if include_usage:
+        out.append({**head, "choices": [], "usage": answered.usage()})
+    return out
+
+
+def event(data: Mapping[str, Any] | str) -> bytes:
+    """One server-sent event."""
+    text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    return f"data: {text}\n\n".encode()
+
+
+DONE = event("[DONE]")
