@@ -16,7 +16,15 @@ second, ``ratio`` = ours / anchor; extra keys: p99 latency of each side, and the
 the same engine generating every request in batches of ``--clients`` with nothing around
 it (``batched_rps``), which no server reaches.
 
-    python bench/serving.py [--requests 400] [--clients 8]
+Then the OpenAI-compatible endpoint (``POST /v1/chat/completions``, streaming, bearer-token
+auth, routing and the request log; no reference travels with such traffic, so nothing is
+verified) on a web process of its own, from ``--openai-clients`` concurrent streaming
+clients: ``openai_rps``, its ratio to ``batched_rps`` and the p99 time to first token. And
+what a request costs the web process in CPU (its user + system time over the requests it
+answered, from ``/proc``), through the REST ``generate`` endpoint and through the OpenAI one,
+from ``--clients`` clients each: ``web_cpu_ms_generate``, ``web_cpu_ms_openai``.
+
+    python bench/serving.py [--requests 400] [--clients 8] [--openai-clients 64]
 
 Needs PostgreSQL and Redis (``bench/support/stack.py``).
 """
@@ -53,6 +61,95 @@ def ours(stack, hosts: list[str], bodies: list[dict], clients: int, slug: str) -
         log = "\n".join(line for line in (stack.tmp / "web.log").read_text().splitlines() if "\" 200 " not in line)[-6000:]
         raise SystemExit(f"not every request was answered: {figures}\n{log}")
     return figures
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (all its threads) so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def openai_streams(host: str, token: str, slug: str, bodies: list[dict], clients: int,
+                   max_new: int) -> dict:  # fmt: skip
+    """Streaming chat completions from ``clients`` threads on kept-alive connections."""
+    import http.client
+
+    latencies, first_tokens, failures = [], [], []
+    lock = threading.Lock()
+    queue = list(enumerate(bodies))
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def client() -> None:
+        address, port = host.split(":")
+        connection = http.client.HTTPConnection(address, int(port), timeout=120)
+        while True:
+            with lock:
+                if not queue:
+                    return
+                i, body = queue.pop()
+            request = json.dumps({
+                "model": slug, "messages": [{"role": "user", "content": body["prompt"]}],
+                "max_tokens": max_new, "temperature": 0, "stream": True, "user": body["key"],
+            })  # fmt: skip
+            started = time.perf_counter()
+            connection.request("POST", "/v1/chat/completions", request, headers)
+            answer = connection.getresponse()
+            if answer.status != 200:
+                with lock:
+                    failures.append(f"{answer.status} {answer.read()[:300]!r}")
+                continue
+            first = None
+            while line := answer.readline():
+                if first is None and line.startswith(b"data: {"):
+                    first = time.perf_counter()
+                if line.startswith(b"data: [DONE]"):
+                    break
+            answer.read()
+            with lock:
+                latencies.append((time.perf_counter() - started) * 1000)
+                first_tokens.append(((first or time.perf_counter()) - started) * 1000)
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.perf_counter() - started
+    if failures:
+        raise SystemExit(f"{len(failures)} OpenAI requests failed, e.g. {failures[0]}")
+    first_tokens.sort()
+    return {
+        "requests_per_s": len(bodies) / seconds,
+        "ttft_p99_ms": first_tokens[max(0, int(0.99 * len(first_tokens)) - 1)],
+    }
+
+
+def web_figures(stack, slug: str, bodies: list[dict], args) -> dict:  # type: ignore[no-untyped-def]
+    """The OpenAI endpoint's throughput and each path's web-process CPU per request, on a
+    web process of its own."""
+    from serving import traffic
+
+    port = free_port()
+    host = f"127.0.0.1:{port}"
+    with web_server(dict(os.environ), port, stack.tmp / "web-openai.log") as process:
+        generate = [f"http://{host}/api/v1/deployments/{slug}/generate/"]
+        plain = [{"prompt": b["prompt"], "key": b["key"]} for b in bodies]
+        traffic.send(generate, stack.token, plain[: 4 * args.clients], concurrency=args.clients)
+        openai_streams(host, stack.token, slug, bodies[: 4 * args.clients], args.clients,
+                       args.max_new_tokens)  # fmt: skip
+        before = cpu_seconds(process.pid)
+        traffic.send(generate, stack.token, plain, concurrency=args.clients)
+        between = cpu_seconds(process.pid)
+        openai_streams(host, stack.token, slug, bodies, args.clients, args.max_new_tokens)
+        after = cpu_seconds(process.pid)
+        wide = openai_streams(host, stack.token, slug, bodies, args.openai_clients,
+                              args.max_new_tokens)  # fmt: skip
+    return {
+        "web_cpu_ms_generate": (between - before) * 1000 / len(bodies),
+        "web_cpu_ms_openai": (after - between) * 1000 / len(bodies),
+        **{f"openai_{k}": v for k, v in wide.items()},
+    }
 
 
 def anchor(model_dir: Path, bodies: list[dict], clients: int, max_new: int) -> dict:
@@ -108,6 +205,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=16)
+    parser.add_argument("--openai-clients", type=int, default=64)
     parser.add_argument(
         "--web", type=int, default=2, help="web server processes the clients take turns on"
     )
@@ -126,7 +224,7 @@ def main() -> None:
         deployment = deployments.create(
             user, served.team, name="Sorter", slug="sorter", registered_model=served.model,
             max_new_tokens=args.max_new_tokens, temperature=0.0, max_batch=args.clients,
-            max_queue=4 * args.clients,
+            max_queue=max(4 * args.clients, 2 * args.openai_clients),
         )  # fmt: skip
         tasks = served.held_out(60)
         bodies = [
@@ -154,6 +252,7 @@ def main() -> None:
                     more.enter_context(web_server(dict(os.environ), port, stack.tmp / f"web{n}.log"))
                     hosts.append(f"127.0.0.1:{port}")
                 mine = ours(stack, hosts, bodies, args.clients, deployment.slug)
+            lean = web_figures(stack, deployment.slug, bodies, args)
             time.sleep(2)
             judged = ServedRequest.objects.filter(
                 deployment=deployment, passed__isnull=False
@@ -174,6 +273,12 @@ def main() -> None:
         "ours_p99_ms": round(mine["latency_p99_ms"], 1),
         "anchor_p99_ms": round(limit["latency_p99_ms"], 1),
         "batched_rps": round(limit["batched_rps"], 1),
+        "openai_rps": round(lean["openai_requests_per_s"], 1),
+        "openai_vs_batched": round(lean["openai_requests_per_s"] / limit["batched_rps"], 3),
+        "openai_ttft_p99_ms": round(lean["openai_ttft_p99_ms"], 1),
+        "openai_clients": args.openai_clients,
+        "web_cpu_ms_generate": round(lean["web_cpu_ms_generate"], 2),
+        "web_cpu_ms_openai": round(lean["web_cpu_ms_openai"], 2),
         "verified": f"{judged}/{total}",
         "clients": args.clients,
         "web_processes": args.web,
