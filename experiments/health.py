@@ -532,10 +532,14 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+DEFAULT_BAND = (0.3, 0.7)
+"""The target success band a run without a curriculum is held to."""
+
+
 def assess(
     history: History,
     settings: Settings | None = None,
-    band: tuple[float, float] = (0.3, 0.7),
+    band: tuple[float, float] = DEFAULT_BAND,
     weights: Mapping[str, float] | None = None,
 ) -> list[Signal]:
     """Every enabled signal over ``history``; ``band`` is the curriculum's target band,

@@ -203,6 +203,8 @@ SPECTACULAR_SETTINGS = {
         # Background jobs (pool grading, pre-flights) share one set of states.
         "JobStateEnum": "experiments.models.preflight.PreflightState",
         "RunStateEnum": "experiments.models.runs.RunState",
+        "RunSourceEnum": "experiments.models.runs.RunSource",
+        "UploadStateEnum": "experiments.models.uploads.UploadState",
         "RunEventKindEnum": "experiments.models.control.RunEventKind",
         "ModeEnum": ["append", "replace"],
         "DecisionEnum": "experiments.models.evaluation.ReviewDecision",

@@ -27,7 +27,7 @@ from crucible.api.scoping import check_role, visible_teams
 
 from ..ingest import MAX_BATCH_BYTES, MAX_KEY_LENGTH, MAX_POINTS_PER_BATCH, MAX_STEP
 from ..models import Run
-from ..services import metric_queries, metrics
+from ..services import metric_queries, metrics, outside_runs
 
 MULTI_STATUS = 207
 CONFLICT = 409
@@ -194,6 +194,7 @@ class RunMetricsView(APIView):
             return error_response(
                 [{"field": None, "code": "run_finished", "message": str(exc)}], CONFLICT
             )
+        outside_runs.ingested(run, result.points)
         # Bodies are built as plain data (the serializers document them): a thousand results
         # or a hundred thousand points through serializer fields would cost more than the query.
         body = {

@@ -11,23 +11,33 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from crucible.api.schema import ApiErrorsSerializer
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
 from crucible.api.serializers import StrictSerializer
 from training.lora import is_adapter_dir
 
 from .. import config as cfg
-from ..models import Checkpoint, Rollout, Run
+from ..models import Checkpoint, Experiment, Rollout, Run, RunSource
+from ..run_filter import MAX_FILTER_CHARS, FilterError
+from ..services import outside_runs, run_search
 from ..services import rollouts as inspector
 from ..services import runs as services
 from ..services.recording import ROLLOUT_FIELDS
 from .health import RunHealthSerializer, run_health
+from .outside_runs import FinishSerializer, OutsideRunSerializer
 from .promotion import PromotionSerializer
 from .usage import BudgetSerializer
 
@@ -36,7 +46,21 @@ MAX_COMPARED = 10
 
 class RunSerializer(serializers.ModelSerializer):
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    experiment_name = serializers.CharField(source="experiment.name", read_only=True)
+    experiment_name = serializers.CharField(
+        source="experiment.name", read_only=True, allow_null=True, help_text="Null: an outside "
+        "run linked to no experiment."
+    )
+    title = serializers.CharField(
+        read_only=True, help_text="What its pages call it: its name, else its experiment's."
+    )
+    source = serializers.ChoiceField(
+        choices=RunSource.choices,
+        read_only=True,
+        help_text="platform: launched from an experiment, trained by a worker; external: "
+        "trained outside (a TRL script) and streamed in.",
+    )
+    params = serializers.DictField(read_only=True, help_text="An outside run's configuration.")
+    tags = serializers.DictField(child=serializers.CharField(), read_only=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     summary = serializers.DictField(
         child=serializers.FloatField(allow_null=True),
@@ -60,6 +84,13 @@ class RunSerializer(serializers.ModelSerializer):
             "team",
             "experiment",
             "experiment_name",
+            "title",
+            "source",
+            "name",
+            "params",
+            "tags",
+            "notes",
+            "base_model",
             "number",
             "state",
             "created_by",
@@ -223,8 +254,9 @@ ROLLOUT_FILTERS = [
 
 class ComparedRunSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    experiment = serializers.IntegerField()
-    experiment_name = serializers.CharField()
+    experiment = serializers.IntegerField(allow_null=True)
+    experiment_name = serializers.CharField(help_text="The run's title (its experiment's name).")
+    source = serializers.CharField()
     number = serializers.IntegerField()
     state = serializers.CharField()
     step = serializers.IntegerField()
@@ -252,18 +284,89 @@ class ComparisonSerializer(serializers.Serializer):
     config_differences = ConfigRowSerializer(many=True)
 
 
+SEARCH_FILTER = OpenApiParameter(
+    "filter",
+    OpenApiTypes.STR,
+    description="Conditions joined by `and`, as MLflow's search_runs: "
+    "`metrics.reward/mean > 0.5 and params.lr = 0.001 and tags.stage = sweep`. Names: "
+    "`metrics.<key>` (last value), `params.<path>` (an outside run's params, a platform run's "
+    "experiment configuration), `tags.<name>`, and `state`, `source`, `name`, `step`, "
+    "`experiment`; a name with other characters in backticks. Operators = != > >= < <= and "
+    "`like` (% and _ wildcards). Values: numbers, quoted strings or bare words. At most "
+    f"{MAX_FILTER_CHARS} characters; a mistake is a 400 naming the token.",
+)
+OUTSIDE_RUN_ERRORS = {
+    400: OpenApiResponse(ApiErrorsSerializer, description="A field is wrong: the error names it."),
+    403: OpenApiResponse(ApiErrorsSerializer, description="The editor role is needed."),
+    404: OpenApiResponse(ApiErrorsSerializer, description="No such team, run or experiment."),
+}
+
+
+@extend_schema_view(list=extend_schema(parameters=[SEARCH_FILTER]))
 class RunViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
-    """Runs of the caller's teams' experiments; POST cancel/ stops one."""
+    """Runs of the caller's teams; POST creates an outside run; POST cancel/ stops one,
+    finish/ ends an outside one."""
 
     queryset = Run.objects.none()
     serializer_class = RunSerializer
     permission_classes = [TeamRolePermission]
-    filterset_fields = ["experiment", "state"]
-    search_fields = ["experiment__name"]
+    filterset_fields = ["experiment", "state", "source"]
+    search_fields = ["experiment__name", "name"]
     ordering_fields = ["created_at", "number", "step"]
 
     def get_queryset(self) -> QuerySet[Run]:
-        return self.scope(Run.objects.select_related("team", "experiment", "created_by"))
+        runs = self.scope(Run.objects.select_related("team", "experiment", "created_by"))
+        text = self.request.query_params.get("filter", "")
+        if self.action != "list" or not text.strip():
+            return runs
+        try:
+            return run_search.filtered(runs, text)
+        except FilterError as exc:
+            raise serializers.ValidationError({"filter": [str(exc)]}) from exc
+
+    @extend_schema(
+        request=OutsideRunSerializer,
+        responses={201: RunSerializer, 200: RunSerializer, **OUTSIDE_RUN_ERRORS},
+    )
+    def create(self, request: Request) -> Response:
+        """Create an outside run (201), trained outside the platform and streamed in through
+        metrics/; no worker claims it. With `resume`, continue one (200)."""
+        body = OutsideRunSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        team = self.team_for_write(data["team"])
+        if "resume" in data:
+            run = get_object_or_404(Run.objects.filter(team=team), pk=data["resume"])
+            run = outside_runs.resume(request.user, run, data["tags"])
+            return Response(RunSerializer(run).data)
+        experiment = None
+        if data["experiment"] is not None:
+            experiment = get_object_or_404(Experiment.objects.filter(team=team), pk=data["experiment"])
+        spec = outside_runs.OutsideRun(
+            name=data["name"],
+            params=data["params"],
+            tags=data["tags"],
+            notes=data["notes"],
+            base_model=data["base_model"],
+            experiment=experiment,
+            max_steps=data["max_steps"],
+        )
+        run = outside_runs.create(request.user, team, spec)
+        return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=FinishSerializer, responses={200: RunSerializer, **OUTSIDE_RUN_ERRORS}
+    )
+    @action(detail=True, methods=["post"])
+    def finish(self, request: Request, pk: str | None = None) -> Response:
+        """End an outside run as its trainer says: finished (succeeded), failed or killed
+        (cancelled). Sent again with the same status it is a no-op; a platform run is a 400."""
+        run = self.get_object()
+        body = FinishSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        run = outside_runs.finish(request.user, run, data["status"], data["reason"])
+        return Response(RunSerializer(run).data)
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
         return RunListSerializer if self.action == "list" else RunSerializer
@@ -359,7 +462,7 @@ def _compared_ids(text: str) -> list[int]:
 
 def comparison(compared: list[Run]) -> dict[str, Any]:
     keys = sorted({key for run in compared for key in (run.summary or {})})
-    configs = [cfg.leaves(run.experiment.config) for run in compared]
+    configs = [cfg.leaves(run.config_of_record) for run in compared]
     paths = sorted({path for config in configs for path in config})
     differing = [
         {"path": path, "values": [config.get(path) for config in configs]}
@@ -371,7 +474,8 @@ def comparison(compared: list[Run]) -> dict[str, Any]:
             {
                 "id": run.pk,
                 "experiment": run.experiment_id,
-                "experiment_name": run.experiment.name,
+                "experiment_name": run.title,
+                "source": run.source,
                 "number": run.number,
                 "state": run.state,
                 "step": run.step,

@@ -18,13 +18,15 @@ from .experiments import Experiment
 from .health import HealthSettings
 from .preflight import PreflightReport, PreflightState
 from .registry import ModelAlias, ModelVersion, RegisteredModel
-from .runs import Checkpoint, MetricPoint, Rollout, Run, RunState
+from .runs import Checkpoint, MetricPoint, Rollout, Run, RunSource, RunState
 from .suites import EvaluationSuite
+from .uploads import CheckpointUpload, UploadState
 from .usage import CostRate, TeamQuota, Usage
 from .workers import Worker
 
 __all__ = [
     "Checkpoint",
+    "CheckpointUpload",
     "CostRate",
     "EvaluationJob",
     "EvaluationReport",
@@ -50,8 +52,10 @@ __all__ = [
     "Run",
     "RunEvent",
     "RunEventKind",
+    "RunSource",
     "RunState",
     "TeamQuota",
+    "UploadState",
     "Usage",
     "Worker",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -20,14 +22,37 @@ class RunState(models.TextChoices):
 FINISHED_STATES = (RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED)
 
 
+class RunSource(models.TextChoices):
+    PLATFORM = "platform"
+    """Launched from an experiment and trained by a worker."""
+    EXTERNAL = "external"
+    """Trained outside the platform (a TRL script...), which streams into it over REST; no
+    worker claims it, and only its trainer (or a person) finishes it."""
+
+
 class Run(models.Model):
     experiment = models.ForeignKey(
-        "experiments.Experiment", on_delete=models.PROTECT, related_name="runs"
+        "experiments.Experiment",
+        on_delete=models.PROTECT,
+        related_name="runs",
+        null=True,
+        blank=True,
     )
+    """Always set on a platform run; an outside run may name one it reproduces, or none."""
+    source = models.CharField(max_length=16, choices=RunSource.choices, default=RunSource.PLATFORM)
+    name = models.CharField(max_length=120, blank=True)
+    """An outside run's name (a platform run is named by its experiment)."""
+    params = models.JSONField(default=dict, blank=True)
+    """An outside run's configuration as its trainer gave it (hyper-parameters...)."""
+    tags = models.JSONField(default=dict, blank=True)
+    """``{name: value}`` strings, searchable (``tags.<name> = value``)."""
+    notes = models.TextField(blank=True)
+    base_model = models.CharField(max_length=300, blank=True)
+    """The model an outside run trains from (a catalogue name or a hub id), for its lineage."""
     team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
     """The experiment's team, kept on the row so every query scopes in one join."""
     number = models.PositiveIntegerField()
-    """1, 2, ... within the experiment."""
+    """1, 2, ... within the experiment (an outside run without one: within its team's)."""
     state = models.CharField(max_length=16, choices=RunState.choices, default=RunState.QUEUED)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -82,7 +107,26 @@ class Run(models.Model):
         indexes = [models.Index(fields=["team", "-created_at"]), models.Index(fields=["state"])]
 
     def __str__(self) -> str:
-        return f"{self.experiment} #{self.number}"
+        return f"{self.title} #{self.number}"
+
+    @property
+    def external(self) -> bool:
+        return self.source == RunSource.EXTERNAL
+
+    @property
+    def title(self) -> str:
+        """What the run is called on its pages: its name, else its experiment's."""
+        if self.name or self.experiment_id is None:
+            return self.name or f"outside run {self.number}"
+        return self.experiment.name
+
+    @property
+    def config_of_record(self) -> dict[str, Any]:
+        """The configuration the run trained with: its experiment's, or for an outside run
+        without one, its model and parameters (no curriculum, raw prompts)."""
+        if self.experiment_id is not None:
+            return self.experiment.config
+        return {"model": self.base_model, "params": self.params, "source": self.source}
 
     @property
     def finished(self) -> bool:

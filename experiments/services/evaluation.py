@@ -123,7 +123,7 @@ def _subject(
                 [("checkpoint", f"checkpoint {checkpoint} is no longer on disk")], code="gone"
             )
         run = found.run
-        return found, f"{run.experiment.name} run {run.number}, step {found.step}"
+        return found, f"{run.title} run {run.number}, step {found.step}"
     names = {entry.name for entry in catalogue.catalogue(Path(settings.MODELS_DIR))}
     if model not in names:
         known = ", ".join(sorted(names)) or "none"
@@ -222,7 +222,7 @@ def prompt_format(job: EvaluationJob) -> PromptFormat:
     and its answers read as in training); a catalogue model is evaluated on raw prompts."""
     if job.checkpoint is None:
         return RAW_FORMAT
-    return cfg.format_of(job.checkpoint.run.experiment.config)
+    return cfg.format_of(job.checkpoint.run.config_of_record)
 
 
 def evaluate(job: EvaluationJob) -> None:

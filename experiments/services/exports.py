@@ -39,12 +39,12 @@ def lineage(checkpoint: Checkpoint) -> dict[str, Any]:
     """Where the checkpoint came from and what was decided about it, as plain data."""
     run = checkpoint.run
     return {
-        "title": f"{run.experiment.name}, run {run.number}, step {checkpoint.step}",
+        "title": f"{run.title}, run {run.number}, step {checkpoint.step}",
         **registry.lineage_of(checkpoint),
         "reports": [_verdict(report) for report in _reports(checkpoint)],
         # How its prompts were written (template, system prompt, each family's prompt
         # template): what a user of the export must reproduce to get what it was trained on.
-        "format": registry.training_format(run.team, run.experiment.config).to_dict(),
+        "format": registry.training_format(run.team, run.config_of_record).to_dict(),
     }
 
 

@@ -72,9 +72,12 @@ def history(run: Run) -> dict[str, list[tuple[int, float | None]]]:
     return out
 
 
-def reward_weights(run: Run) -> dict[str, float]:
+def reward_weights(run: Run) -> dict[str, float] | None:
     """Each reward part's largest weight among the run's verifiers: a part that every one of
-    them weighs 0 adds nothing to the reward (``health.part_dominates`` leaves it out)."""
+    them weighs 0 adds nothing to the reward (``health.part_dominates`` leaves it out).
+    None for an outside run without an experiment: its verifiers are unknown, every part counts."""
+    if run.experiment_id is None:
+        return None
     ids = [f.verifier_version for f in cfg.parse(run.experiment.config).curriculum.families]
     out: dict[str, float] = {}
     for spec in pinning.verifier_specs(run.team, ids).values():
@@ -84,7 +87,10 @@ def reward_weights(run: Run) -> dict[str, float]:
 
 
 def band(run: Run) -> tuple[float, float]:
-    """The curriculum's target band as the run trains it now (changes included)."""
+    """The curriculum's target band as the run trains it now (changes included); an outside
+    run without an experiment is held to the signals' default band."""
+    if run.experiment_id is None:
+        return health.DEFAULT_BAND
     low, high = cfg.parse(run.experiment.config).curriculum.band
     changes = RunEvent.objects.filter(run=run, kind=RunEventKind.CURRICULUM).order_by("id")
     for change in changes.values_list("change", flat=True):
@@ -111,9 +117,7 @@ def check(run: Run, step: int, *, last: bool = False) -> list[health.Signal] | N
 
 def _breached(run: Run, step: int, signal: health.Signal) -> None:
     change = {"signal": signal.name, "label": signal.label, "since_step": signal.since_step}
-    reason = (
-        health.pause_reason(signal)
-        if signal.pause_on_breach
-        else f"{signal.label}: {signal.sentence}."
-    )
-    control.signal_breached(run, step, reason, change, pause=signal.pause_on_breach)
+    # An outside run's trainer cannot be paused from here: its breach is marked, not acted on.
+    pause = signal.pause_on_breach and not run.external
+    reason = health.pause_reason(signal) if pause else f"{signal.label}: {signal.sentence}."
+    control.signal_breached(run, step, reason, change, pause=pause)

@@ -91,6 +91,8 @@ class IngestResult:
     refused: int
     seq: int
     results: list[dict[str, Any]]
+    points: list[Point]
+    """The accepted points."""
 
 
 def ingest(run: Run, items: list[Any]) -> IngestResult:
@@ -107,7 +109,9 @@ def ingest(run: Run, items: list[Any]) -> IngestResult:
         for i in range(len(items))
     ]
     # A point already stored as it is was accepted all the same: the write is idempotent.
-    return IngestResult(len(checked.points), len(checked.refused), written.seq, results)
+    return IngestResult(
+        len(checked.points), len(checked.refused), written.seq, results, checked.points
+    )
 
 
 def _error(problem: Problem) -> dict[str, Any]:

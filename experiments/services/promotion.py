@@ -79,7 +79,7 @@ def promote(
                 user, "checkpoint.promoted", checkpoint, team=team,
                 changes={"report": report.pk, "version": report.version, "note": note,
                          "overrides": reports.overrides(report)},
-                label=f"{checkpoint.run.experiment.name} run {checkpoint.run.number}, step {checkpoint.step}",
+                label=f"{checkpoint.run.title} run {checkpoint.run.number}, step {checkpoint.step}",
             )  # fmt: skip
     except IntegrityError:
         raise PromotionRefused(

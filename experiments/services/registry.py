@@ -108,7 +108,8 @@ def lineage_of(checkpoint: Checkpoint) -> dict[str, Any]:
     """Where a checkpoint came from, as plain data that outlives the rows it names."""
     run = checkpoint.run
     experiment = run.experiment
-    curriculum = _curriculum(experiment.config)
+    config = run.config_of_record
+    curriculum = _curriculum(config)
     team = run.team
     pools = pinning.pinned_formats(team, [e["pool_version"] for e in curriculum])
     judges = pinning.pinned_verifiers(team, [e["verifier_version"] for e in curriculum])
@@ -116,10 +117,10 @@ def lineage_of(checkpoint: Checkpoint) -> dict[str, Any]:
     return {
         "checkpoint": checkpoint.pk,
         "step": checkpoint.step,
-        "run": {"id": run.pk, "number": run.number},
-        "experiment": {"id": experiment.pk, "name": experiment.name},
-        "config_hash": experiment.config_hash,
-        "model": experiment.config.get("model", ""),
+        "run": {"id": run.pk, "number": run.number, "source": run.source, "name": run.title},
+        "experiment": None if experiment is None else {"id": experiment.pk, "name": experiment.name},
+        "config_hash": "" if experiment is None else experiment.config_hash,
+        "model": config.get("model", ""),
         "pool_versions": [
             {"id": p.id, "family": p.family, "number": p.number}
             for p in (pools.get(e["pool_version"]) for e in curriculum)
@@ -252,7 +253,7 @@ def _subject(
     if found is None:
         raise field_errors([("checkpoint", f"checkpoint {checkpoint} does not exist")])
     try:
-        fmt = training_format(team, found.run.experiment.config)
+        fmt = training_format(team, found.run.config_of_record)
     except catalogue.UnknownModel as exc:  # a chat format reads its model's template
         why = f"its model's chat template cannot be read: {exc}"
         raise field_errors([("checkpoint", why)]) from exc

@@ -200,7 +200,7 @@ def flag(user: AbstractBaseUser, rollout: Rollout, note: str = "") -> example_pr
     where = f"step {rollout.step}, group {rollout.group}, sample {rollout.sample}"
     source = example_proposals.Source(
         key=source_key(rollout.pk),
-        label=f"{run.experiment.name} run #{run.number}, {where}",
+        label=f"{run.title} run #{run.number}, {where}",
         path=f"/runs/{run.pk}/rollouts?step={rollout.step}",
         field="rollout",
     )

@@ -24,7 +24,7 @@ from crucible.api.field_errors import field_errors
 
 from .. import config as cfg
 from ..jobs import RUN_TRAINING
-from ..models import Experiment, Rollout, Run, RunState
+from ..models import Experiment, Rollout, Run, RunSource, RunState
 from . import capacity, control, live, run_events, usage, workers
 
 logger = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ def claim(run_id: int, worker: str) -> Run | None:
     silent = Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None)
     claimable = Q(state=RunState.QUEUED) | (Q(state=RunState.RUNNING) & silent)
     taken = (
-        Run.objects.filter(pk=run_id)
+        Run.objects.filter(pk=run_id, source=RunSource.PLATFORM)
         .filter(claimable)
         .update(
             state=RunState.RUNNING,

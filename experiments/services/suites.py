@@ -205,7 +205,7 @@ def evaluate_finished_run(run: Run) -> EvaluationJob | None:
     """Queue the evaluation of a succeeded run's final checkpoint on its experiment's
     ``eval.suite``; None when it names none or there is nothing to evaluate. Called again
     (a re-delivered message), it returns the job already queued."""
-    suite_id = (run.experiment.config.get("eval") or {}).get("suite")
+    suite_id = (run.config_of_record.get("eval") or {}).get("suite")
     if suite_id is None:
         return None
     suite = EvaluationSuite.objects.filter(pk=suite_id, team_id=run.team_id).first()

@@ -36,7 +36,7 @@ from training import metric_catalogue as metric
 from training.interfaces import Completion
 
 from .. import config as cfg
-from ..models import CostRate, Run, RunState, TeamQuota, Usage
+from ..models import CostRate, Run, RunSource, RunState, TeamQuota, Usage
 
 TRAINING_QUEUE = "gpu"
 """Training runs are sent to the gpu queue (the route of ``experiments.jobs.RUN_TRAINING``)."""
@@ -288,7 +288,7 @@ def check_launch(team: Team) -> None:
     if quota is None:
         return
     if quota.max_concurrent_runs is not None:
-        active = Run.objects.filter(team=team, state__in=ACTIVE_STATES).count()
+        active = _active_platform_runs(team)
         if active >= quota.max_concurrent_runs:
             raise QuotaExceeded(
                 f"Team '{team.slug}' may have {quota.max_concurrent_runs} runs queued or running "
@@ -365,7 +365,7 @@ def team_report(team: Team, month: date) -> dict[str, Any]:
         "by_run": [{**row, **_run_label(named[row["key"]])} for row in runs if row["key"] in named],
         "quota": {
             "max_concurrent_runs": quota.max_concurrent_runs if quota else None,
-            "active_runs": Run.objects.filter(team=team, state__in=ACTIVE_STATES).count(),
+            "active_runs": _active_platform_runs(team),
             "max_worker_hours_per_month": quota.max_worker_hours_per_month if quota else None,
             "used_worker_hours": team_month(team).worker_hours,
         },
@@ -373,10 +373,16 @@ def team_report(team: Team, month: date) -> dict[str, Any]:
     }
 
 
+def _active_platform_runs(team: Team) -> int:
+    """Runs holding or waiting for a worker: an outside run trains on its own hardware."""
+    rows = Run.objects.filter(team=team, state__in=ACTIVE_STATES, source=RunSource.PLATFORM)
+    return rows.count()
+
+
 def _run_label(run: Run) -> dict[str, Any]:
     return {
         "run": run.pk,
-        "experiment_name": run.experiment.name,
+        "experiment_name": run.title,
         "number": run.number,
         "state": run.state,
     }

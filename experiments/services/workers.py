@@ -39,7 +39,7 @@ from django.utils import timezone
 from crucible import jobs
 from experiments import catalogue, memory
 from experiments.jobs import RUN_TRAINING
-from experiments.models import Run, RunState, Worker
+from experiments.models import Run, RunSource, RunState, Worker
 
 from . import live, run_events
 
@@ -202,9 +202,10 @@ def model_problem(name: str, queue: str | None = None) -> str | None:
 
 
 def stale_runs(now: datetime | None = None) -> QuerySet[Run]:
-    """Running runs whose heartbeat is older than the threshold (or that never sent one)."""
+    """Running platform runs whose heartbeat is older than the threshold (or that never sent
+    one). An outside run has no worker to lose: its trainer may be silent as long as it likes."""
     cutoff = stale_before(now)
-    return Run.objects.filter(state=RunState.RUNNING).filter(
+    return Run.objects.filter(state=RunState.RUNNING, source=RunSource.PLATFORM).filter(
         Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at=None, started_at__lt=cutoff)
     )
 
@@ -219,7 +220,9 @@ def reap(now: datetime | None = None) -> None:
 def forgotten_runs(now: datetime | None = None) -> QuerySet[Run]:
     """Queued runs last sent longer than ``RUN_QUEUED_RESEND_SECONDS`` ago."""
     cutoff = (now or timezone.now()) - timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
-    return Run.objects.filter(state=RunState.QUEUED, queued_at__lt=cutoff)
+    return Run.objects.filter(
+        state=RunState.QUEUED, source=RunSource.PLATFORM, queued_at__lt=cutoff
+    )
 
 
 def resend_queued_runs(now: datetime | None = None) -> list[int]:

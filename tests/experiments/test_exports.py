@@ -80,7 +80,9 @@ def test_it_collects_the_lineage_with_report_verdicts_and_promotion(owner, team,
     promotion.promote(owner, lora_checkpoint, report)
     lineage = exports.lineage(lora_checkpoint)
     assert lineage["title"] == "sort-lora, run 1, step 1"
-    assert lineage["run"] == {"id": lora_checkpoint.run_id, "number": 1}
+    assert lineage["run"] == {
+        "id": lora_checkpoint.run_id, "number": 1, "source": "platform", "name": "sort-lora"
+    }
     assert lineage["experiment"]["name"] == "sort-lora"
     assert [p["family"] for p in lineage["pool_versions"]] == ["digits"]
     assert [v["number"] for v in lineage["verifier_versions"]] == [1]

@@ -79,7 +79,7 @@ def test_it_freezes_lineage_and_the_training_format(api, team, model, checkpoint
     assert body["number"] == 1 and body["model_name"] == "sorter"
     run, experiment = checkpoint.run, checkpoint.run.experiment
     lineage = body["lineage"]
-    assert lineage["run"] == {"id": run.pk, "number": 1}
+    assert lineage["run"] == {"id": run.pk, "number": 1, "source": "platform", "name": "sort-grpo"}
     assert lineage["experiment"] == {"id": experiment.pk, "name": "sort-grpo"}
     assert lineage["config_hash"] == experiment.config_hash
     assert lineage["pool_versions"] == [{"id": pool.pk, "family": "digits", "number": 1}]
