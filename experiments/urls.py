@@ -3,6 +3,7 @@ from rest_framework.routers import SimpleRouter
 
 from experiments.api import (
     algorithms,
+    checkpoint_uploads,
     checkpoints,
     control,
     experiments,
@@ -59,6 +60,26 @@ urlpatterns = [
         "runs/<int:run_id>/metrics/raw/",
         metrics.RunMetricsRawView.as_view(),
         name="run-metrics-raw",
+    ),
+    path(
+        "runs/<int:run_id>/checkpoint-uploads/",
+        checkpoint_uploads.RunUploadsView.as_view(),
+        name="run-checkpoint-uploads",
+    ),
+    path(
+        "checkpoint-uploads/<int:upload_id>/",
+        checkpoint_uploads.UploadView.as_view(),
+        name="checkpoint-upload",
+    ),
+    path(
+        "checkpoint-uploads/<int:upload_id>/files/",
+        checkpoint_uploads.UploadChunkView.as_view(),
+        name="checkpoint-upload-files",
+    ),
+    path(
+        "checkpoint-uploads/<int:upload_id>/complete/",
+        checkpoint_uploads.UploadCompleteView.as_view(),
+        name="checkpoint-upload-complete",
     ),
     *router.urls,
 ]

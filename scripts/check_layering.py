@@ -64,8 +64,9 @@ RULES = {
 # The pure modules of experiments (statistics, signals, sizing, formats, job names) import no
 # Django, so they run and are tested in a plain process.
 PURE_EXPERIMENTS = (
-    "adapters", "algorithms", "catalogue", "config", "downsample", "health", "ingest", "jobs",
-    "memory", "model_format", "preflight", "report_export", "run_filter", "sizing", "stats",
+    "adapters", "algorithms", "catalogue", "checkpoint_files", "config", "downsample", "health",
+    "ingest", "jobs", "memory", "model_format", "preflight", "report_export", "run_filter",
+    "sizing", "stats",
 )  # fmt: skip
 NOT_IN_PURE_EXPERIMENTS = {
     "django", "rest_framework", "channels", "celery", "crucible", "experiments.models",

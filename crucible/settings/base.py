@@ -377,6 +377,8 @@ ASGI_PREFIX_APPS = {"/v1/": "serving.openai_api.app.application"}
 RUNS_DIR = Path(env_str("CRUCIBLE_RUNS_DIR", str(VAR_DIR / "runs")))
 # Checkpoints kept per run (the newest ones); older ones are deleted as new ones land.
 RUN_CHECKPOINTS_KEEP = env_int("RUN_CHECKPOINTS_KEEP", 3)
+# A checkpoint an outside run uploads (a Hugging Face model directory, all files) at most.
+CHECKPOINT_UPLOAD_MAX_BYTES = env_int("CHECKPOINT_UPLOAD_MAX_BYTES", 20 * 1024**3)
 # A training job is stopped (and its run failed, saying so) after this long.
 RUN_TIME_LIMIT_SECONDS = env_int("RUN_TIME_LIMIT_SECONDS", 3 * 24 * 3600)
 # Log lines kept on the run's row for the page and the API (the whole log is in its folder).

@@ -33,6 +33,7 @@ from crucible.accounts import services as accounts
 from crucible.accounts.models import AuditEvent, Membership, Role
 from experiments.models import (
     Checkpoint,
+    CheckpointUpload,
     EvaluationReport,
     PreflightReport,
     Promotion,
@@ -179,6 +180,11 @@ MATRIX: list[Row] = [
     row("GET", "/api/v1/checkpoints/{checkpoint}/export/", "401 404 409 409 409 404 404"),
     row("GET", "/api/v1/runs/{run}/rollouts/", "401 404 200 200 200 404 404"),
     row("POST", "/api/v1/runs/{run}/finish/", "401 404 403 400 400 404 404", {"x": 1}),
+    row("POST", "/api/v1/runs/{run}/checkpoint-uploads/", "401 404 403 400 400 404 404", {"x": 1}),
+    row("GET", "/api/v1/checkpoint-uploads/{upload}/", "401 404 403 200 200 404 404"),
+    row("DELETE", "/api/v1/checkpoint-uploads/{upload}/", "401 404 403 204 204 404 404"),
+    row("PUT", "/api/v1/checkpoint-uploads/{upload}/files/", "401 404 403 400 400 404 404"),
+    row("POST", "/api/v1/checkpoint-uploads/{upload}/complete/", "401 404 403 409 409 404 404"),
     row("GET", "/api/v1/runs/{run}/rollout-groups/", "401 404 200 200 200 404 404"),
     row("POST", "/api/v1/runs/{run}/rollouts/{rollout}/flag/", "401 404 400 400 400 404 404", {"x": 1}),
     row("GET", "/api/v1/runs/{run}/curriculum/", "401 404 200 200 200 404 404"),
@@ -284,6 +290,10 @@ def build_world() -> World:
     checkpoint = Checkpoint.objects.create(run=run, step=40, path="/nonexistent/step-40")
     rollout = Rollout.objects.create(
         run=run, step=1, group=0, sample=0, family="digits", prompt="p", completion="c"
+    upload = CheckpointUpload.objects.create(
+        run=run, step=41, files=[{"path": "config.json", "size": 2, "sha256": "0" * 64}],
+        total_bytes=2,
+    )  # fmt: skip
     )
     job = finished_job(admin, team, [4, 4, 3, 4], subject="candidate")
     job.checkpoint = checkpoint
@@ -317,7 +327,7 @@ def build_world() -> World:
         "family": pool.family_id, "pool": pool.pk, "verifier": verifier.pk,
         "verifier_version": verifier_version.number, "example": example.pk,
         "proposal": proposal.pk, "curriculum": curriculum.pk, "experiment": experiment.pk,
-        "run": run.pk, "rollout": rollout.pk, "checkpoint": checkpoint.pk, "evaluation": job.pk,
+        "run": run.pk, "upload": upload.pk, "rollout": rollout.pk, "checkpoint": checkpoint.pk, "evaluation": job.pk,
         "baseline": base.pk, "report": report.pk, "promotion": promotion.pk,
         "preflight": preflight.pk, "suite": suite.pk, "model": model.pk,
         "model_version": version.pk, "deployment": deployment.slug, "canary": canary.pk,

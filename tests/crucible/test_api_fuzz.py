@@ -35,7 +35,7 @@ from schemathesis.specs.openapi.checks import (
 
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
-from experiments.models import Checkpoint, PreflightReport, Rollout, Worker
+from experiments.models import Checkpoint, CheckpointUpload, PreflightReport, Rollout, Worker
 from experiments.services import evaluation, experiments, registry, reports, runs, suites
 from serving.models import Canary, Deployment, Replica
 from tasks_app.services import curricula, example_proposals, pools, verifiers
@@ -146,6 +146,10 @@ def world(owner, team, in_test_transaction, model_server) -> dict[str, Any]:  # 
     )
     registered = registry.create_model(owner, team, name="Sorter")
     checkpoint = Checkpoint.objects.create(run=run, step=1, path="/nonexistent/step-000001")
+    upload = CheckpointUpload.objects.create(
+        run=run, step=3, files=[{"path": "config.json", "size": 2, "sha256": "0" * 64}],
+        total_bytes=2,
+    )  # fmt: skip
     model_version = registry.register(owner, registered, checkpoint=checkpoint.id)
     later = Checkpoint.objects.create(run=run, step=2, path="/nonexistent/step-000002")
     candidate_version = registry.register(owner, registered, checkpoint=later.id)
@@ -190,6 +194,8 @@ def world(owner, team, in_test_transaction, model_server) -> dict[str, Any]:  # 
             "number": 1,
             "example_id": example.id,
             "rollout_id": rollout.id,
+            "run_id": run.id,
+            "upload_id": upload.id,
         },
     }
 

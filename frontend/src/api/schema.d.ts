@@ -239,6 +239,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/checkpoint-uploads/{upload_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The upload, with the bytes each file has received. */
+        get: operations["checkpoint_uploads_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description Drop an open upload and the bytes it received. */
+        delete: operations["checkpoint_uploads_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkpoint-uploads/{upload_id}/complete/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Check every file (size, sha256) and that the directory loads as a causal LM, and make it the run's checkpoint at the upload's step. Sent again, it returns the same checkpoint. */
+        post: operations["checkpoint_uploads_complete_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkpoint-uploads/{upload_id}/files/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description A chunk of one file's bytes (at most 8388608 bytes). */
+        put: operations["checkpoint_uploads_files_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/checkpoints/{id}/export/": {
         parameters: {
             query?: never;
@@ -446,6 +498,22 @@ export interface paths {
         put?: never;
         /** @description Stop serving: replicas stop, an active canary is cancelled. */
         post: operations["deployments_stop_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/environment-kinds/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["environment_kinds_list"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1363,10 +1431,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Runs of the caller's teams' experiments; POST cancel/ stops one. */
+        /**
+         * @description Runs of the caller's teams; POST creates an outside run; POST cancel/ stops one,
+         *     finish/ ends an outside one.
+         */
         get: operations["runs_list"];
         put?: never;
-        post?: never;
+        /**
+         * @description Create an outside run (201), trained outside the platform and streamed in through
+         *     metrics/; no worker claims it. With `resume`, continue one (200).
+         */
+        post: operations["runs_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1380,7 +1455,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Runs of the caller's teams' experiments; POST cancel/ stops one. */
+        /**
+         * @description Runs of the caller's teams; POST creates an outside run; POST cancel/ stops one,
+         *     finish/ ends an outside one.
+         */
         get: operations["runs_retrieve"];
         put?: never;
         post?: never;
@@ -1414,7 +1492,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Runs of the caller's teams' experiments; POST cancel/ stops one. */
+        /**
+         * @description Runs of the caller's teams; POST creates an outside run; POST cancel/ stops one,
+         *     finish/ ends an outside one.
+         */
         get: operations["runs_checkpoints_list"];
         put?: never;
         post?: never;
@@ -1459,6 +1540,26 @@ export interface paths {
         get: operations["runs_events_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/finish/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description End an outside run as its trainer says: finished (succeeded), failed or killed
+         *     (cancelled). Sent again with the same status it is a no-op; a platform run is a 400.
+         */
+        post: operations["runs_finish_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1574,6 +1675,23 @@ export interface paths {
         get: operations["runs_usage_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/checkpoint-uploads/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Start uploading an outside run's checkpoint (a Hugging Face model directory) at a step; the same files for the same step again return the open upload. */
+        post: operations["runs_checkpoint_uploads_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1999,6 +2117,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verifiers/playground/episode/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Plays one episode with a scripted policy and judges it. 400 names the field at fault (an unknown environment, a task of another family, bad params). */
+        post: operations["verifiers_playground_episode_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workers/": {
         parameters: {
             query?: never;
@@ -2032,6 +2167,8 @@ export interface components {
             /** @description The algorithm and its paper. */
             summary: string;
             fields: components["schemas"]["Hyperparameter"][];
+            /** @description Planned prompts (max_steps x prompts_per_step) below this are too few to move the policy: the wizard and pre-flight warn. Measured on the demo task; null for supervised fine-tuning. */
+            min_prompts: number | null;
         };
         /**
          * @description * `grpo` - grpo
@@ -2346,6 +2483,11 @@ export interface components {
             /** @description Whether the checkpoint holds a LoRA adapter (exportable merged into its base, or alone) rather than full weights. */
             readonly adapter: boolean;
         };
+        ChunkResult: {
+            path: string;
+            /** @description Bytes the file now holds. */
+            received: number;
+        };
         /**
          * @description The `type` of a message a client sends on a stream's socket.
          * @enum {string}
@@ -2399,8 +2541,10 @@ export interface components {
         };
         ComparedRun: {
             id: number;
-            experiment: number;
+            experiment: number | null;
+            /** @description The run's title (its experiment's name). */
             experiment_name: string;
+            source: string;
             number: number;
             state: string;
             step: number;
@@ -2416,6 +2560,24 @@ export interface components {
             /** @description One per run, in order. */
             values: unknown[];
         };
+        ConversationMessage: {
+            role: components["schemas"]["ConversationMessageRoleEnum"];
+            content: string;
+            tool_calls?: components["schemas"]["ToolCall"][];
+            tool_call_id?: string;
+            /** @description A tool message's tool. */
+            name?: string;
+            /** @description An assistant turn's verdict. */
+            verdict?: components["schemas"]["TurnVerdict"];
+        };
+        /**
+         * @description * `system` - system
+         *     * `user` - user
+         *     * `assistant` - assistant
+         *     * `tool` - tool
+         * @enum {string}
+         */
+        ConversationMessageRoleEnum: "system" | "user" | "assistant" | "tool";
         CountedSeries: {
             step: number[];
             value: (number | null)[];
@@ -2681,6 +2843,113 @@ export interface components {
             remove: string[];
             /** @default  */
             note: string;
+        };
+        /**
+         * @description * `environment` - environment
+         *     * `max_turns` - max_turns
+         *     * `max_total_tokens` - max_total_tokens
+         *     * `script` - script
+         * @enum {string}
+         */
+        EndedByEnum: "environment" | "max_turns" | "max_total_tokens" | "script";
+        EnvironmentKind: {
+            name: string;
+            label: string;
+            description: string;
+            /** @description The family kind whose tasks it plays and judges. */
+            family: string;
+            tools: components["schemas"]["Tool"][];
+            default_limits: components["schemas"]["Limits"];
+        };
+        Episode: {
+            environment: string;
+            messages: components["schemas"]["ConversationMessage"][];
+            tools: components["schemas"]["Tool"][];
+            /** @description Assistant messages stepped. */
+            turns: number;
+            /** @description The kind's max_turns in training. */
+            turn_budget: number;
+            /**
+             * @description environment: it said done (an answer, a win); script: the script ran out before the turn budget.
+             *
+             *     * `environment` - environment
+             *     * `max_turns` - max_turns
+             *     * `max_total_tokens` - max_total_tokens
+             *     * `script` - script
+             */
+            ended_by: components["schemas"]["EndedByEnum"];
+            /** @description What the verifier judged (its answer). */
+            final_state: {
+                [key: string]: unknown;
+            };
+            /** @description Its parts include the turn parts. */
+            verdict: components["schemas"]["EpisodeVerdict"];
+            /** Format: double */
+            seconds: number;
+            spec_hash: string;
+        };
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
+        EpisodePlaygroundRequest: {
+            /** @description An environment kind's name. */
+            environment: string;
+            /** @description The assistant's messages, one per turn, in order. */
+            script: string[];
+            /** @description The spec to judge with; else verifier_version, else the family's default verifier. */
+            spec?: components["schemas"]["VerifierSpec"];
+            verifier_version?: number;
+            expected?: {
+                [key: string]: unknown;
+            };
+            /** @description With expected. */
+            prompt?: string;
+            /** @description Id of a pool task of your teams, of the environment's family. */
+            task?: number;
+            context?: {
+                [key: string]: unknown;
+            };
+            /** @description The kind's params. */
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The verifier's verdict on the final state; timing and spec hash are the episode's. */
+        EpisodeVerdict: {
+            passed: boolean;
+            /** Format: double */
+            reward: number;
+            /** @description The reward's parts by name (outcome, ...). */
+            parts: {
+                [key: string]: number;
+            };
+            /**
+             * @description That of the first failing layer.
+             *
+             *     * `none` - none
+             *     * `format_error` - format_error
+             *     * `parse_error` - parse_error
+             *     * `schema_error` - schema_error
+             *     * `runtime_error` - runtime_error
+             *     * `wrong_answer` - wrong_answer
+             *     * `timeout` - timeout
+             *     * `memory_limit` - memory_limit
+             *     * `output_limit` - output_limit
+             *     * `forbidden` - forbidden
+             *     * `length_limit` - length_limit
+             *     * `judge_rejected` - judge_rejected
+             *     * `sandbox_error` - sandbox_error
+             *     * `verifier_error` - verifier_error
+             */
+            error_type: components["schemas"]["ErrorTypeEnum"];
+            /** @description What was judged, after extraction. */
+            extracted: string | null;
+            layers: components["schemas"]["LayerVerdict"][];
         };
         /**
          * @description * `none` - none
@@ -3466,6 +3735,36 @@ export interface components {
          *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
          *     ones are a 400 naming them, optional ones keep their default (or their current value).
          */
+        FinishRequest: {
+            /**
+             * @description finished (the run succeeded), failed or killed (cancelled).
+             *
+             *     * `failed` - failed
+             *     * `finished` - finished
+             *     * `killed` - killed
+             */
+            status: components["schemas"]["FinishStatusEnum"];
+            /**
+             * @description Why it failed.
+             * @default
+             */
+            reason: string;
+        };
+        /**
+         * @description * `failed` - failed
+         *     * `finished` - finished
+         *     * `killed` - killed
+         * @enum {string}
+         */
+        FinishStatusEnum: "failed" | "finished" | "killed";
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
         FlagRequest: {
             /**
              * @description Why the verdict is wrong, for the verifier's team.
@@ -3646,7 +3945,7 @@ export interface components {
             mixed_precision?: string;
             /** @description Sampling parameters for rollouts; recorded with the run. */
             sampling?: components["schemas"]["SamplingConfig"];
-            /** @description Save a checkpoint every this many steps (0 = only at the end). */
+            /** @description Save a checkpoint every this many steps (0 = only at the end), so a run whose worker is lost resumes from its last one rather than from scratch; 50 steps of the demo's run (16 prompts) take about 20 s on a CPU. */
             checkpoint_every?: number;
             /**
              * Format: double
@@ -3777,7 +4076,7 @@ export interface components {
             mixed_precision?: string;
             /** @description Sampling parameters for rollouts; recorded with the run. */
             sampling?: components["schemas"]["SamplingConfigInputRequest"];
-            /** @description Save a checkpoint every this many steps (0 = only at the end). */
+            /** @description Save a checkpoint every this many steps (0 = only at the end), so a run whose worker is lost resumes from its last one rather than from scratch; 50 steps of the demo's run (16 prompts) take about 20 s on a CPU. */
             checkpoint_every?: number;
             /**
              * Format: double
@@ -4082,6 +4381,11 @@ export interface components {
             success: number;
             tasks: number;
         };
+        Limits: {
+            max_turns: number;
+            max_tokens_per_turn: number;
+            max_total_tokens: number;
+        };
         Lineage: {
             checkpoint?: number;
             step?: number;
@@ -4326,6 +4630,42 @@ export interface components {
          * @enum {string}
          */
         OutcomeEnum: "collecting" | "successful" | "failed" | "inconclusive";
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
+        OutsideRunRequest: {
+            /** @description The team the run belongs to (editor role needed). */
+            team: string;
+            /** @description Continue this outside run instead of creating one: a finished one runs again; its steps sent again are kept when unchanged and replaced when changed. Only `tags` (merged) is read with it. */
+            resume?: number;
+            /** @default  */
+            name: string;
+            /** @description The trainer's configuration (a JSON object, at most 64 KiB), searchable as `params.<path>`. */
+            params?: unknown;
+            /** @description At most 50 `{name: value}` strings, searchable as `tags.<name>`. */
+            tags?: {
+                [key: string]: string;
+            };
+            /** @default  */
+            notes: string;
+            /**
+             * @description The model it trains from (a catalogue name or a hub id).
+             * @default
+             */
+            base_model: string;
+            /** @description An experiment of the team this run reproduces (its format and evaluation suite then apply). */
+            experiment?: number | null;
+            /**
+             * @description 0: unknown.
+             * @default 0
+             */
+            max_steps: number;
+        };
         PaginatedAuditEventList: {
             /** @example 123 */
             count: number;
@@ -4971,7 +5311,7 @@ export interface components {
             readonly family_slug: string;
             readonly number: number;
             readonly content_hash: string;
-            readonly source: components["schemas"]["SourceEnum"];
+            readonly source: components["schemas"]["PoolVersionSourceEnum"];
             /** @description How it was made (seed, dataset, file...), by source. */
             readonly source_detail: {
                 [key: string]: unknown;
@@ -4997,6 +5337,15 @@ export interface components {
             family: string;
             number: number;
         };
+        /**
+         * @description * `generator` - Procedural generator
+         *     * `upload` - Uploaded file
+         *     * `dataset` - Bundled dataset
+         *     * `edit` - Edit of a previous version
+         *     * `grading` - Measured difficulty
+         * @enum {string}
+         */
+        PoolVersionSourceEnum: "generator" | "upload" | "dataset" | "edit" | "grading";
         Preflight: {
             readonly id: number;
             readonly team: string;
@@ -5104,7 +5453,7 @@ export interface components {
         };
         PreflightWarning: {
             family: string;
-            /** @description all_solved, none_solved, move_up, out_of_reach, errors:<type>, zero_signal or slow_verifier. */
+            /** @description all_solved, none_solved, move_up, out_of_reach, errors:<type>, zero_signal, slow_verifier, or too_few_prompts (about the whole run: family empty). */
             code: string;
             severity: components["schemas"]["SeverityEnum"];
             levels: number[];
@@ -5122,6 +5471,8 @@ export interface components {
             source: string;
             /** @description What it sets; the rest keep yours. */
             values: components["schemas"]["PresetValue"][];
+            /** @description What its run size did to held-out success on the demo task, and how. */
+            measured: string;
         };
         PresetValue: {
             /** @description The hyper-parameter, as in `fields`. */
@@ -5665,8 +6016,28 @@ export interface components {
         Run: {
             readonly id: number;
             readonly team: string;
-            readonly experiment: number;
-            readonly experiment_name: string;
+            readonly experiment: number | null;
+            /** @description Null: an outside run linked to no experiment. */
+            readonly experiment_name: string | null;
+            /** @description What its pages call it: its name, else its experiment's. */
+            readonly title: string;
+            /**
+             * @description platform: launched from an experiment, trained by a worker; external: trained outside (a TRL script) and streamed in.
+             *
+             *     * `platform` - Platform
+             *     * `external` - External
+             */
+            readonly source: components["schemas"]["RunSourceEnum"];
+            readonly name: string;
+            /** @description An outside run's configuration. */
+            readonly params: {
+                [key: string]: unknown;
+            };
+            readonly tags: {
+                [key: string]: string;
+            };
+            readonly notes: string;
+            readonly base_model: string;
             readonly number: number;
             readonly state: components["schemas"]["RunStateEnum"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -5773,8 +6144,28 @@ export interface components {
         RunList: {
             readonly id: number;
             readonly team: string;
-            readonly experiment: number;
-            readonly experiment_name: string;
+            readonly experiment: number | null;
+            /** @description Null: an outside run linked to no experiment. */
+            readonly experiment_name: string | null;
+            /** @description What its pages call it: its name, else its experiment's. */
+            readonly title: string;
+            /**
+             * @description platform: launched from an experiment, trained by a worker; external: trained outside (a TRL script) and streamed in.
+             *
+             *     * `platform` - Platform
+             *     * `external` - External
+             */
+            readonly source: components["schemas"]["RunSourceEnum"];
+            readonly name: string;
+            /** @description An outside run's configuration. */
+            readonly params: {
+                [key: string]: unknown;
+            };
+            readonly tags: {
+                [key: string]: string;
+            };
+            readonly notes: string;
+            readonly base_model: string;
             readonly number: number;
             readonly state: components["schemas"]["RunStateEnum"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -5825,6 +6216,12 @@ export interface components {
                 [key: string]: components["schemas"]["CountedSeries"];
             };
         };
+        /**
+         * @description * `platform` - Platform
+         *     * `external` - External
+         * @enum {string}
+         */
+        RunSourceEnum: "platform" | "external";
         /**
          * @description * `queued` - Queued
          *     * `running` - Running
@@ -6106,15 +6503,6 @@ export interface components {
          */
         SocketFrameType: "hello" | "pong" | "error" | "teams.changed";
         /**
-         * @description * `generator` - Procedural generator
-         *     * `upload` - Uploaded file
-         *     * `dataset` - Bundled dataset
-         *     * `edit` - Edit of a previous version
-         *     * `grading` - Measured difficulty
-         * @enum {string}
-         */
-        SourceEnum: "generator" | "upload" | "dataset" | "edit" | "grading";
-        /**
          * @description * `train` - Train
          *     * `held_out` - Held out
          * @enum {string}
@@ -6274,6 +6662,30 @@ export interface components {
             /** @description Days until it expires (default 90). A token created with a token cannot outlive it; without this field it is cut to that token's expiry. */
             days?: number;
         };
+        Tool: {
+            /** @description Always "function". */
+            type: string;
+            function: components["schemas"]["ToolFunction"];
+        };
+        ToolCall: {
+            id: string;
+            /** @description Always "function". */
+            type: string;
+            function: components["schemas"]["ToolCallFunction"];
+        };
+        ToolCallFunction: {
+            name: string;
+            /** @description The call's arguments as a JSON object's text. */
+            arguments: string;
+        };
+        ToolFunction: {
+            name: string;
+            description: string;
+            /** @description JSON Schema of the call's arguments. */
+            parameters: {
+                [key: string]: unknown;
+            };
+        };
         Totals: {
             /**
              * Format: double
@@ -6317,6 +6729,14 @@ export interface components {
             step: number | null;
             signals: components["schemas"]["Signal"][];
         };
+        TurnVerdict: {
+            /** @description Null for a clean turn, else tool_call_parse, tool_error, invalid_move or the environment's own. */
+            error: string | null;
+            /** @description What the environment noted: tool statuses, the move. */
+            info: {
+                [key: string]: unknown;
+            };
+        };
         /**
          * @description * `int` - int
          *     * `float` - float
@@ -6326,6 +6746,28 @@ export interface components {
          * @enum {string}
          */
         TypeEnum: "int" | "float" | "bool" | "str" | "float_pair";
+        Upload: {
+            id: number;
+            run: number;
+            step: number;
+            state: components["schemas"]["UploadStateEnum"];
+            total_bytes: number;
+            readonly files: components["schemas"]["UploadFile"][];
+            /** @description Set once complete. */
+            checkpoint: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        UploadFile: {
+            /** @description Relative POSIX path in the model directory. */
+            path: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description 64 lowercase hexadecimal digits. */
+            sha256: string;
+            /** @description Bytes it holds: send from this offset. */
+            received: number;
+        };
         /**
          * @description A field a form or multipart body leaves out is left out, as in a JSON body.
          *
@@ -6411,6 +6853,25 @@ export interface components {
             /** @default  */
             note: string;
         };
+        /**
+         * @description A field a form or multipart body leaves out is left out, as in a JSON body.
+         *
+         *     DRF reads form data as an HTML form, where an unticked checkbox is not sent: a boolean
+         *     missing from it becomes False. A PUT sent as a form that merely omits a boolean would then
+         *     switch it off. Here an omitted field is omitted whatever the body's encoding: required
+         *     ones are a 400 naming them, optional ones keep their default (or their current value).
+         */
+        UploadStartRequest: {
+            step: number;
+            /** @description Every file of the directory (at most 200): config.json, the tokenizer, *.safetensors weights; no pickled files. */
+            files: unknown[];
+        };
+        /**
+         * @description * `open` - Open
+         *     * `complete` - Complete
+         * @enum {string}
+         */
+        UploadStateEnum: "open" | "complete";
         UsageRow: {
             /**
              * Format: double
@@ -6538,6 +6999,9 @@ export interface components {
                     process?: number;
                     constraint?: number;
                     judge?: number;
+                    tool_format?: number;
+                    tool_success?: number;
+                    valid_moves?: number;
                 };
                 failure_reward?: number;
             };
@@ -7714,11 +8178,355 @@ export interface operations {
             };
         };
     };
+    checkpoint_uploads_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                upload_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            /** @description A field is wrong: the error names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The editor role is needed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such run or upload. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    checkpoint_uploads_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                upload_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A field is wrong: the error names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The editor role is needed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such run or upload. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The upload cannot take it now: the error names the field and what to do (the offset to send from, the files still missing, a step already saved). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    checkpoint_uploads_complete_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                upload_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Checkpoint"];
+                };
+            };
+            /** @description A field is wrong: the error names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The editor role is needed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such run or upload. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The upload cannot take it now: the error names the field and what to do (the offset to send from, the files still missing, a step already saved). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    checkpoint_uploads_files_update: {
+        parameters: {
+            query: {
+                /** @description Where the chunk starts: the bytes the file holds (else 409). */
+                offset: number;
+                /** @description A declared file. */
+                path: string;
+            };
+            header?: never;
+            path: {
+                upload_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChunkResult"];
+                };
+            };
+            /** @description A field is wrong: the error names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The editor role is needed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such run or upload. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The upload cannot take it now: the error names the field and what to do (the offset to send from, the files still missing, a step already saved). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
     checkpoints_export_retrieve: {
         parameters: {
             query?: {
-                /** @description A LoRA checkpoint's adapter alone, instead of merged into its base. */
+                /** @description A LoRA checkpoint's adapter alone, instead of merged into its base model. */
                 adapter_only?: boolean;
+                /**
+                 * @description The precision the weights are written in; `auto` is the one the base model shipped in (its config's dtype), float32 when it records none.
+                 *
+                 *     * `auto` - auto
+                 *     * `float32` - float32
+                 *     * `bfloat16` - bfloat16
+                 *     * `float16` - float16
+                 */
+                dtype?: "auto" | "float32" | "bfloat16" | "float16";
             };
             header?: never;
             path: {
@@ -9199,6 +10007,70 @@ export interface operations {
             };
             /** @description The body's content type is not one this operation accepts. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    environment_kinds_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentKind"][];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14609,6 +15481,8 @@ export interface operations {
         parameters: {
             query?: {
                 experiment?: number;
+                /** @description Conditions joined by `and`, as MLflow's search_runs: `metrics.reward/mean > 0.5 and params.lr = 0.001 and tags.stage = sweep`. Names: `metrics.<key>` (last value), `params.<path>` (an outside run's params, a platform run's experiment configuration), `tags.<name>`, and `state`, `source`, `name`, `step`, `experiment`; a name with other characters in backticks. Operators = != > >= < <= and `like` (% and _ wildcards). Values: numbers, quoted strings or bare words. At most 2000 characters; a mistake is a 400 naming the token. */
+                filter?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
@@ -14617,6 +15491,11 @@ export interface operations {
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
+                /**
+                 * @description * `platform` - Platform
+                 *     * `external` - External
+                 */
+                source?: "external" | "platform";
                 /**
                  * @description * `queued` - Queued
                  *     * `running` - Running
@@ -14672,6 +15551,102 @@ export interface operations {
             };
             /** @description No such object among your teams' (or no such page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OutsideRunRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["OutsideRunRequest"];
+                "multipart/form-data": components["schemas"]["OutsideRunRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description A field is wrong: the error names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The editor role is needed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such team, run or experiment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14850,6 +15825,11 @@ export interface operations {
                 ordering?: string;
                 /** @description A search term. */
                 search?: string;
+                /**
+                 * @description * `platform` - Platform
+                 *     * `external` - External
+                 */
+                source?: "external" | "platform";
                 /**
                  * @description * `queued` - Queued
                  *     * `running` - Running
@@ -15140,6 +16120,97 @@ export interface operations {
             };
             /** @description No such object among your teams' (or no such page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_finish_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FinishRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["FinishRequest"];
+                "multipart/form-data": components["schemas"]["FinishRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description A field is wrong: the error names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The editor role is needed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such team, run or experiment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15643,6 +16714,111 @@ export interface operations {
             };
             /** @description No such object among your teams' (or no such page). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    runs_checkpoint_uploads_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadStartRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            /** @description A field is wrong: the error names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The editor role is needed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such run or upload. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The upload cannot take it now: the error names the field and what to do (the offset to send from, the files still missing, a step already saved). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18526,6 +19702,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Verdict"];
+                };
+            };
+            /** @description Invalid input; each error names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Not signed in, or the API token is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The caller lacks the role this needs (or a session request lacks its CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description No such object among your teams' (or no such page). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The request body is over its size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description The body's content type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrors"];
+                };
+            };
+        };
+    };
+    verifiers_playground_episode_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EpisodePlaygroundRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EpisodePlaygroundRequest"];
+                "multipart/form-data": components["schemas"]["EpisodePlaygroundRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Episode"];
                 };
             };
             /** @description Invalid input; each error names its field. */

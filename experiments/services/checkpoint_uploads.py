@@ -1,0 +1,231 @@
+"""Checkpoint uploads: an outside run sends a Hugging Face model directory, a file at a time
+in chunks, and it becomes a ``Checkpoint`` like one a worker saved (evaluated, compared in
+reports, promoted, registered and deployed the same way).
+
+1. ``start``: the run declares the step and every file (path, size, SHA-256), checked by
+   ``experiments.checkpoint_files``; declaring the same files again for the same step
+   returns the open upload, so a trainer that restarts resumes it.
+2. ``write_chunk``: the bytes of one file from an offset. The offset must be what the file
+   holds on disk (``received``), so a chunk re-sent after a lost answer is refused with the
+   offset to send from, never appended twice. Chunks of one upload are written one at a
+   time (a lock on its row).
+3. ``complete``: every file whole and matching its digest, the directory loads as a causal
+   LM (config and tokenizer through ``from_pretrained``, no remote code), then it moves into
+   the run's checkpoint folder (``<run>/checkpoints/step-NNNNNN/model``) in one rename.
+
+The staging folder is ``<run>/uploads/<upload id>``; every path written is resolved inside it
+and opened without following links, so nothing lands outside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from rest_framework.exceptions import ValidationError
+
+from crucible.accounts.services import record
+from crucible.api.field_errors import field_errors
+from training.model_info import describe
+
+from .. import catalogue
+from ..checkpoint_files import CHUNK_MAX_BYTES, check_files
+from ..models import Checkpoint, CheckpointUpload, Run, UploadState
+from . import live, outside_runs
+from .recording import run_dir
+
+logger = logging.getLogger(__name__)
+
+HASH_CHUNK_BYTES = 1 << 20
+
+
+class UploadConflict(ValidationError):
+    """A 409: the upload cannot take this (a chunk at the wrong offset, a step already
+    saved, an upload not complete); the error names the field and what to do."""
+
+    status_code = 409
+    default_code = "upload_conflict"
+
+
+def conflict(field: str, why: str) -> UploadConflict:
+    return UploadConflict({field: [why]})
+
+
+def staging(upload: CheckpointUpload) -> Path:
+    return run_dir(upload.run) / "uploads" / str(upload.pk)
+
+
+def final_dir(run: Run, step: int) -> Path:
+    return run_dir(run) / "checkpoints" / f"step-{step:06d}"
+
+
+@transaction.atomic
+def start(user: AbstractBaseUser, run: Run, step: int, items: Any) -> tuple[CheckpointUpload, bool]:
+    """The upload of ``run``'s checkpoint at ``step``, and whether it is new."""
+    outside_runs.refuse_platform(run, "given uploaded checkpoints")
+    files, problems = check_files(items, max_total_bytes=settings.CHECKPOINT_UPLOAD_MAX_BYTES)
+    if problems:
+        raise field_errors(problems)
+    Run.objects.select_for_update().filter(pk=run.pk).first()  # one upload per step at a time
+    if run.checkpoints.filter(step=step).exists():
+        raise conflict("step", f"the run already has a checkpoint at step {step}")
+    declared = [f.as_dict() for f in files]
+    open_one = run.uploads.filter(step=step, state=UploadState.OPEN).first()
+    if open_one is not None:
+        if open_one.files != declared:
+            why = f"upload {open_one.pk} of step {step} is open with other files: finish it"
+            raise conflict("files", why)
+        return open_one, False
+    upload = CheckpointUpload.objects.create(
+        run=run,
+        step=step,
+        files=declared,
+        total_bytes=sum(f.size for f in files),
+        created_by=user,
+    )
+    record(user, "checkpoint.upload_started", run, team=run.team, changes={"step": step})
+    return upload, True
+
+
+def received(upload: CheckpointUpload) -> dict[str, int]:
+    """Bytes on disk of each declared file (0 before its first chunk)."""
+    root = staging(upload)
+    out = {}
+    for item in upload.files:
+        path = root / item["path"]
+        out[item["path"]] = path.stat().st_size if path.is_file() and not path.is_symlink() else 0
+    return out
+
+
+def write_chunk(upload: CheckpointUpload, path: str, offset: int, data: bytes) -> int:
+    """Append ``data`` to ``path`` at ``offset``; the bytes the file now holds."""
+    declared = {item["path"]: item for item in upload.files}
+    if path not in declared:
+        raise field_errors([("path", f"{path[:80]!r} is not among the upload's files")])
+    if len(data) > CHUNK_MAX_BYTES:
+        raise field_errors([("body", f"a chunk is at most {CHUNK_MAX_BYTES} bytes")])
+    with transaction.atomic():
+        locked = CheckpointUpload.objects.select_for_update().get(pk=upload.pk)
+        if locked.state != UploadState.OPEN:
+            raise conflict("upload", f"the upload is {locked.state}: it takes no more chunks")
+        target = _inside(staging(upload), path)
+        have = target.stat().st_size if target.exists() else 0
+        if offset != have:
+            raise conflict("offset", f"{path} holds {have} bytes: send from offset {have}")
+        if have + len(data) > declared[path]["size"]:
+            size = declared[path]["size"]
+            raise field_errors([("body", f"{path} was declared {size} bytes; this passes it")])
+        _append(target, data)
+        return have + len(data)
+
+
+def _inside(root: Path, path: str) -> Path:
+    """``root/path``, its folders made, refusing any link on the way (nothing may lead out)."""
+    root.mkdir(parents=True, exist_ok=True)
+    current = root
+    for part in path.split("/")[:-1]:
+        current = current / part
+        if current.is_symlink():
+            raise field_errors([("path", f"{path[:80]!r} leads through a link")])
+        current.mkdir(exist_ok=True)
+    target = current / path.split("/")[-1]
+    if target.is_symlink() or not target.resolve().is_relative_to(root.resolve()):
+        raise field_errors([("path", f"{path[:80]!r} leads outside the upload")])
+    return target
+
+
+def _append(target: Path, data: bytes) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(target, flags, 0o640)
+    with os.fdopen(descriptor, "ab") as out:
+        out.write(data)
+
+
+def complete(user: AbstractBaseUser, upload: CheckpointUpload) -> Checkpoint:
+    """Check the whole directory and make it the run's checkpoint at its step."""
+    with transaction.atomic():
+        upload = CheckpointUpload.objects.select_for_update().select_related("run").get(
+            pk=upload.pk
+        )
+        if upload.state == UploadState.COMPLETE and upload.checkpoint is not None:
+            return upload.checkpoint  # a retried request
+        _check_whole(upload)
+        root = staging(upload)
+        _check_loads(root)
+        target = final_dir(upload.run, upload.step)
+        if target.exists():
+            raise conflict("step", f"the run already has a checkpoint at step {upload.step}")
+        target.mkdir(parents=True)
+        os.replace(root, target / "model")
+        checkpoint = Checkpoint.objects.create(
+            run=upload.run,
+            step=upload.step,
+            path=str(target),
+            metrics=_metrics_at(upload.run, upload.step),
+            size_bytes=upload.total_bytes,
+        )
+        upload.state, upload.checkpoint = UploadState.COMPLETE, checkpoint
+        upload.save(update_fields=["state", "checkpoint"])
+        record(user, "checkpoint.uploaded", upload.run, team=upload.run.team,
+               changes={"step": upload.step, "bytes": upload.total_bytes})  # fmt: skip
+    logger.info("checkpoint.uploaded", extra={"run_id": upload.run_id, "step": upload.step})
+    transaction.on_commit(lambda: live.run_changed(upload.run))
+    return checkpoint
+
+
+def _check_whole(upload: CheckpointUpload) -> None:
+    have = received(upload)
+    short = [f"{i['path']} ({have[i['path']]} of {i['size']} bytes)"
+             for i in upload.files if have[i["path"]] != i["size"]]  # fmt: skip
+    if short:
+        raise conflict("files", f"not every file has arrived: {', '.join(short[:10])}")
+    root = staging(upload)
+    if not root.exists():
+        root.mkdir(parents=True)  # a directory of empty files only
+    wrong = [i["path"] for i in upload.files if _sha256(root / i["path"]) != i["sha256"]]
+    if wrong:
+        for path in wrong:  # send them again from offset 0
+            (root / path).unlink()
+        raise conflict("files", f"these files do not match their sha256 and were dropped: "
+                       f"{', '.join(wrong[:10])}; send them again")  # fmt: skip
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()  # a file declared empty that no chunk created
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(HASH_CHUNK_BYTES), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _check_loads(root: Path) -> None:
+    if not catalogue.is_model_dir(root):
+        why = "not a causal language model directory: it needs config.json for a causal LM and "
+        raise field_errors([("files", why + "a tokenizer")])
+    if not any(root.glob("*.safetensors")):
+        raise field_errors([("files", "no weights: a model directory has *.safetensors files")])
+    try:
+        describe(root)
+    except Exception as exc:  # noqa: BLE001 - whatever from_pretrained says, the caller is told
+        raise field_errors([("files", f"the directory does not load: {str(exc)[:300]}")]) from exc
+
+
+def _metrics_at(run: Run, step: int) -> dict[str, float | None]:
+    rows = run.metrics.filter(step=step).values_list("key", "value")
+    return dict(rows)
+
+
+def discard(upload: CheckpointUpload) -> None:
+    """Forget an open upload and its bytes."""
+    shutil.rmtree(staging(upload), ignore_errors=True)
+    upload.delete()
