@@ -3,8 +3,11 @@ server's ASGI app (uvicorn on a free port) and a real replica of the tiny model.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from types import SimpleNamespace
 
@@ -12,8 +15,10 @@ import openai
 import pytest
 import uvicorn
 from django.db import connections
+from django.utils import timezone
 
 from crucible.accounts import services as accounts
+from crucible.accounts.models import ApiToken
 from crucible.asgi import application
 from serving.models import ServedRequest
 from serving.openai_api import app as lean
@@ -59,6 +64,16 @@ def served(owner, team, tmp_path) -> Served:  # type: ignore[no-untyped-def]
 def client(url: str, user, team=None) -> openai.OpenAI:  # type: ignore[no-untyped-def]
     key = accounts.create_token(user, "openai", team=team).secret
     return openai.OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0, timeout=60)
+
+
+def raw(url: str, body: bytes | None, headers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    """(status, the error object, headers) of a refused request (a GET without a body)."""
+    request = urllib.request.Request(url, data=body, headers=headers or {})
+    try:
+        urllib.request.urlopen(request, timeout=30)
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())["error"], refused.headers
+    raise AssertionError(f"{url} was answered")
 
 
 def ask(kind: str = CHAT, **fields) -> Ask:  # type: ignore[no-untyped-def]
@@ -143,6 +158,7 @@ def test_the_openai_client_chats_and_completes_plain_and_streaming(  # type: ign
     assert ServedRequest.objects.filter(deployment=deployment).count() == 8
 
 
+@pytest.mark.slow
 def test_it_refuses_in_openais_error_shape(  # type: ignore[no-untyped-def]
     api, owner, team, outsider, served, server_url
 ) -> None:
@@ -173,6 +189,15 @@ def test_it_refuses_in_openais_error_shape(  # type: ignore[no-untyped-def]
         assert isinstance(body, dict) and body["param"] == param, body
         assert body["type"] == "invalid_request_error"
 
+    # A body is not read before its key is checked, nor past its limit after.
+    big, key = b"x" * (lean.MAX_BODY_BYTES + 1), {"Authorization": f"Bearer {mine.api_key}"}
+    status, error, _ = raw(f"{server_url}/v1/chat/completions", big)
+    assert status == 401 and error["code"] == "invalid_api_key"
+    status, error, _ = raw(f"{server_url}/v1/completions", big, key)
+    assert status == 413 and error["code"] == "body_too_large"
+    status, error, headers = raw(f"{server_url}/v1/chat/completions", None, key)
+    assert status == 405 and headers["allow"] == "POST"
+
     # No replica is serving yet: a 503 that says so, logged as refused.
     with pytest.raises(openai.InternalServerError) as down:
         mine.chat.completions.create(model="sorter", messages=message)  # type: ignore[arg-type]
@@ -182,6 +207,12 @@ def test_it_refuses_in_openais_error_shape(  # type: ignore[no-untyped-def]
     while not ServedRequest.objects.filter(status="error").exists():
         assert time.monotonic() < deadline, "the refused request was never logged"
         time.sleep(0.05)
+
+    # A revoked token is refused once its cached lookup has expired.
+    ApiToken.objects.filter(user=owner).update(revoked_at=timezone.now())
+    time.sleep(lean.CALLER_CACHE_S + 0.1)
+    with pytest.raises(openai.AuthenticationError, match="revoked"):
+        mine.models.list()
 
 
 @pytest.mark.slow
