@@ -71,11 +71,15 @@ def token_for(url: str, username: str, password: str, team: str | None) -> str:
     secret = secrets.token_hex(16)
     http.session.cookies.set("csrftoken", secret)
     http.session.headers.update({"X-CSRFToken": secret, "Referer": f"{http.url}/"})
-    http.post(f"{API}/auth/login/", {"username": username, "password": password})
-    # Signing in rotates the CSRF secret: send the new one with the next write.
-    http.session.headers["X-CSRFToken"] = http.session.cookies.get("csrftoken") or secret
-    body = {"name": f"crucible CLI on {socket.gethostname()}"[:100], "team": team}
-    issued = http.post(f"{API}/tokens/", body)
+    body = {"username": username, "password": password}
+    signed_in = http.request("POST", f"{API}/auth/login/", json=body)
+    # Signing in rotates the CSRF secret: the server's new cookie replaces ours.
+    rotated = signed_in.cookies.get("csrftoken")
+    if rotated:
+        http.session.cookies.clear(domain="", path="/", name="csrftoken")
+        http.session.headers["X-CSRFToken"] = rotated
+    name = f"crucible CLI on {socket.gethostname()}"[:100]
+    issued = http.post(f"{API}/tokens/", {"name": name, "team": team})
     http.post(f"{API}/auth/logout/")
     return str(issued["token"])
 
@@ -135,11 +139,8 @@ def experiments_launch(args: argparse.Namespace) -> int:
 
 def evaluate(args: argparse.Namespace) -> int:
     crucible = client()
-    body: dict[str, Any] = {"team": args.team, "checkpoint": args.checkpoint}
-    if args.suite is not None:
-        body["suite"] = args.suite
-    if args.model:
-        body["model"] = args.model
+    given = {"checkpoint": args.checkpoint, "suite": args.suite, "model": args.model}
+    body = {"team": args.team, **{k: v for k, v in given.items() if v is not None}}
     job = crucible.evaluations.create(body)  # type: ignore[arg-type] # built from the flags
     print(f"evaluation {job['id']} {job['state']}")
     while args.wait and job["state"] in ("queued", "running"):
