@@ -45,6 +45,14 @@ def _refuse_finished(run: Run, action: str) -> None:
         raise field_errors([("state", why)], code="finished")
 
 
+def _refuse_outside(run: Run, action: str) -> None:
+    # An outside run's trainer runs elsewhere: nothing here can pause it or steer its
+    # curriculum, and a queued outside run would wait for a worker that never takes it.
+    if run.external:
+        why = f"an outside run cannot {action} here: its trainer runs elsewhere"
+        raise field_errors([("source", why)], code="outside_run")
+
+
 def _event(
     user: AbstractBaseUser | None, run: Run, kind: str, *, reason: str = "", **fields: Any
 ) -> RunEvent:
@@ -57,6 +65,7 @@ def _event(
 @transaction.atomic
 def pause(user: AbstractBaseUser, run: Run) -> Run:
     """A queued run pauses at once; a running one at its next step boundary, with a checkpoint."""
+    _refuse_outside(run, "be paused")
     _refuse_finished(run, "pause")
     if run.state == RunState.PAUSED or run.pause_requested:
         raise field_errors([("state", "the run is already paused or pausing")], code="paused")
@@ -94,6 +103,7 @@ def resume(user: AbstractBaseUser, run: Run, budget: dict[str, Any] | None = Non
     last checkpoint; or take back a pause the worker has not reached yet. ``budget`` replaces
     the run's budget first (raise it to resume a run that ran out of it); the team's quotas
     apply as at launch."""
+    _refuse_outside(run, "be resumed (its trainer resumes it)")
     _refuse_unresumable(run)
     new_budget = run.budget if budget is None else usage.checked_budget(budget)
     usage.refuse_over_budget(run, new_budget)
@@ -179,6 +189,7 @@ def paused_at(run: Run, step: int) -> None:
 
 def current_curriculum(run: Run) -> policy.CurriculumConfig:
     """The run's curriculum config with every change made so far (applied or waiting)."""
+    _refuse_outside(run, "have its curriculum read or changed")
     spec = cfg.parse(run.experiment.config).curriculum
     config, _ = pinning.resolve_in_team(run.team, spec.saved_form())
     for change in run.events.filter(kind=RunEventKind.CURRICULUM).values_list("change", flat=True):

@@ -166,6 +166,11 @@ def cancel(user: AbstractBaseUser, run: Run) -> Run:
         pause_requested=False,
     )
     Run.objects.filter(pk=run.pk, state=RunState.RUNNING).update(cancel_requested=True)
+    # No worker stops an outside run at a step boundary: it is cancelled at once, and its
+    # trainer's next batch of metrics is refused (409), which tells it to stop.
+    Run.objects.filter(pk=run.pk, state=RunState.RUNNING, source=RunSource.EXTERNAL).update(
+        state=RunState.CANCELLED, finished_at=now
+    )
     run.refresh_from_db()
     record(user, "run.cancel_requested", run, team=run.team, changes={"state": run.state})
     live.run_changed(run)

@@ -162,3 +162,24 @@ def test_viewers_and_outsiders_cannot_create_or_finish(api, client_for, teammate
     assert stranger.post(f"/api/v1/runs/{run_id}/finish/", done, format="json").status_code == 404
     resumed = {"team": "elsewhere", "resume": run_id}
     assert stranger.post("/api/v1/runs/", resumed, format="json").status_code == 404
+
+
+def test_a_person_cancels_an_outside_run_at_once_and_its_trainer_is_told(api, team):
+    run_id = start(api, name="a")["id"]
+    body = api.post(f"/api/v1/runs/{run_id}/cancel/").json()
+    assert body["state"] == "cancelled" and body["finished_at"]
+    refused = send(api, run_id, [("kl", 1, 0.1)])
+    assert refused.status_code == 409 and "cancelled" in refused.json()["errors"][0]["message"]
+
+
+def test_nothing_here_pauses_or_steers_an_outside_run(api, team):
+    run_id = start(api, name="a")["id"]
+    for method, url in (
+        ("post", "pause/"), ("post", "resume/"), ("get", "curriculum/"), ("post", "curriculum/"),
+    ):  # fmt: skip
+        response = getattr(api, method)(f"/api/v1/runs/{run_id}/{url}", {}, format="json")
+        assert response.status_code == 400, url
+        assert "trainer runs elsewhere" in fields(response)["source"]
+    assert Run.objects.get(pk=run_id).state == "running"
+    assert api.get(f"/api/v1/runs/{run_id}/usage/").status_code == 200
+    assert api.get(f"/api/v1/runs/{run_id}/events/").status_code == 200
