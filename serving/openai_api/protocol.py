@@ -99,7 +99,7 @@ def parse(kind: str, raw: bytes, max_prompt_chars: int) -> Ask:
     """The request in ``raw``; ApiError (400) naming the param otherwise."""
     try:
         body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the parser's depth
         raise ApiError(400, "the body is not valid JSON", None, "invalid_json") from None
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object", None, "invalid_json")

@@ -260,3 +260,31 @@ def test_it_serves_the_recorded_format_and_names_what_a_request_changes() -> Non
     assert lean.encoded(raw_model, ask(TEXT)) == ("12", None, [])  # type: ignore[arg-type]
     prompt, encoding, drift = lean.encoded(raw_model, ask(system="Be brief."))  # type: ignore[arg-type]
     assert (prompt, encoding) == ("Be brief.\n\n12", None) and "system prompt differs" in drift[0]
+
+
+@pytest.mark.slow
+def test_a_shadow_canary_answers_copies_of_openai_traffic_nobody_sees(  # type: ignore[no-untyped-def]
+    api, owner, team, served, server_url
+) -> None:
+    served.production(served.version(sft_steps=60, step=40))
+    candidate = served.version(sft_steps=20, step=80, promoted=False)
+    deployment = deploy(api, served)
+    chat = client(server_url, owner, team)
+    with replica_thread(production_replica(deployment)):
+        started = canary(api, "sorter", candidate.pk, mode="shadow", steps=[100])
+        with replica_thread(started.replica):
+            ids = []
+            for i in range(4):
+                answer = chat.chat.completions.create(
+                    model="sorter", messages=[{"role": "user", "content": "sort 31="}],
+                    max_tokens=4, user=f"u{i}",
+                )  # fmt: skip
+                extra = answer.model_extra["crucible"]  # type: ignore[index]
+                assert extra["side"] == "production"
+                ids.append(extra["request_id"])
+            deadline = time.monotonic() + 20
+            copies = ServedRequest.objects.filter(canary=started, shadow=True, side="candidate")
+            while copies.count() < 4:
+                assert time.monotonic() < deadline, f"{copies.count()} shadow copies logged"
+                time.sleep(0.1)
+    assert {logged(i).side for i in ids} == {"production"}
