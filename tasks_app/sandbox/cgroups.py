@@ -153,15 +153,24 @@ def recycle(layout: Layout, name: str, memory_bytes: int, max_pids: int) -> bool
     Its members died with their keeper's PID namespace; anything still listed means the
     group cannot be trusted to start clean, so it is killed and removed instead.
     """
-    dirs = unit_dirs(layout, name)
-    if any(_members(path) for path in dirs):
-        destroy_unit(dirs)
+    if not emptied(layout, name):
         return False
+    dirs = unit_dirs(layout, name)
     try:
         if layout.pids:
             _write(os.path.join(layout.pids, name), "pids.max", str(max_pids))
         set_memory(layout, name, memory_bytes)
     except OSError:
+        destroy_unit(dirs)
+        return False
+    return True
+
+
+def emptied(layout: Layout, name: str) -> bool:
+    """Whether the unit's groups are empty, ready for the next execution with the limits
+    they have; a group that still has members is killed and removed instead (False)."""
+    dirs = unit_dirs(layout, name)
+    if any(_members(path) for path in dirs):
         destroy_unit(dirs)
         return False
     return True

@@ -63,7 +63,9 @@ def serve_request() -> None:
         run_program(chan, str(request["source"]))
     if request["mode"] == "tests":
         source = (str(request["tests"]), str(request["prelude"]), str(request["entry"]))
-        tester.serve(chan, source, limits, tester.MAX_TESTS_ROUNDS if shared else 1)
+        rounds = tester.MAX_TESTS_ROUNDS if shared else 1
+        compiled = request.get("compiled")
+        tester.serve(chan, source, limits, rounds, compiled if type(compiled) is str else None)
         _flush_exit(0)
     serve_function(chan, str(request["source"]), str(request["entry"]))
 

@@ -11,6 +11,7 @@ decides the verdict from the tests' report and what it saw of the candidate.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -18,7 +19,7 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tasks_app.sandbox import cgroups, inmate, isolate, linux, tester, wire
@@ -28,8 +29,47 @@ from tasks_app.sandbox.zygote import Zygote
 FUNCTION_OUTPUT_LIMIT = 1 << 20  # bytes a function or its tests may print before the stop
 DETAIL_CAP = 2000
 EARLY_BATCH_BYTES = 32 * 1024  # a batch this small fits the socket buffer: sent before loading
+MIN_MEMORY_MB = 16  # the least memory a request may ask for
 MAX_EXECUTIONS = 500  # then the keeper exits and its caller starts another
 TALLY_GRACE = 0.5  # seconds the tests get to report their tally once the candidate is gone
+
+
+class CompiledTests:
+    """Tests' code as fresh units offered it, by the exact text of the tests and prelude.
+
+    A unit offers its code before it runs any of the tests (see :func:`tester.offer`), so
+    an entry is what compiling that text gives, whoever sent it; the next fresh unit
+    loading the same text gets it and skips the compiler. Kept in this keeper only, never
+    in the zygotes that fork its units.
+    """
+
+    def __init__(self, max_entries: int = 256, max_chars: int = 32 << 20) -> None:
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self.chars = 0
+        self.entries: collections.OrderedDict[tuple[str, str], str] = collections.OrderedDict()
+
+    def get(self, text: tuple[str, str]) -> str | None:
+        code = self.entries.get(text)
+        if code is not None:
+            self.entries.move_to_end(text)
+        return code
+
+    def keep(self, text: tuple[str, str], code: str) -> None:
+        if text in self.entries or len(code) > tester.OFFER_MAX_CHARS:
+            return
+        self.entries[text] = code
+        self.chars += _size(text, code)
+        while len(self.entries) > self.max_entries or self.chars > self.max_chars:
+            old, old_code = self.entries.popitem(last=False)
+            self.chars -= _size(old, old_code)
+
+
+def _size(text: tuple[str, str], code: str) -> int:
+    return len(text[0]) + len(text[1]) + len(code)
+
+
+COMPILED = CompiledTests()
 
 
 class TestsBroke(Exception):  # noqa: N818
@@ -49,12 +89,17 @@ class TestsBroke(Exception):  # noqa: N818
 
 @dataclasses.dataclass
 class Pen:
-    """A zygote and the cgroup its units share, one unit at a time."""
+    """A zygote and the cgroup its units share, one unit at a time.
+
+    Only the keeper writes the group's limits, so it writes the memory limit only when a
+    request asks for another one; the pid limit never changes.
+    """
 
     layout: cgroups.Layout
     name: str
     dirs: list[str]
     zygote: Zygote
+    memory_bytes: int = isolate.CEILING.cgroup_bytes()
 
     @classmethod
     def open(
@@ -81,14 +126,18 @@ class Pen:
         return unit
 
     def limit(self, limits: isolate.Limits) -> None:
-        cgroups.set_memory(self.layout, self.name, limits.cgroup_bytes())
+        if limits.cgroup_bytes() != self.memory_bytes:
+            cgroups.set_memory(self.layout, self.name, limits.cgroup_bytes())
+            self.memory_bytes = limits.cgroup_bytes()
 
     def recycle(self) -> bool:
-        """Ready the emptied group for the next unit; False if it could not be emptied."""
-        ceiling = isolate.CEILING
-        if not self.dirs:
-            return True
-        return cgroups.recycle(self.layout, self.name, ceiling.cgroup_bytes(), ceiling.max_pids)
+        """Ready the emptied group for the next unit; False if it could not be emptied.
+
+        The next unit starts under the last request's memory limit, at least MIN_MEMORY_MB
+        plus room for the interpreter and its /tmp: more than it maps before its own
+        request sets the limit it runs under.
+        """
+        return not self.dirs or cgroups.emptied(self.layout, self.name)
 
 
 def run(conn: socket.socket, template: isolate.Jail, layout: cgroups.Layout) -> None:
@@ -245,7 +294,7 @@ def _serve(
 def _limits(request: dict[str, Any]) -> isolate.Limits:
     return isolate.Limits(
         timeout=max(float(request.get("timeout", 5.0)), 0.01),
-        memory_mb=max(int(request.get("memory_mb", 256)), 16),
+        memory_mb=max(int(request.get("memory_mb", 256)), MIN_MEMORY_MB),
     )
 
 
@@ -306,15 +355,21 @@ def _check_function(
             relay.to_tests({"again": True})  # loaded already: run check() for this candidate
         else:
             tests.key = _tests_key(request, part, limits)
-            job = {
+            text = (str(part.get("tests", "")), str(part.get("prelude", "")))
+            compiled = COMPILED.get(text)
+            job: dict[str, Any] = {
                 "mode": "tests",
-                "tests": str(part.get("tests", "")),
-                "prelude": str(part.get("prelude", "")),
+                "tests": text[0] if compiled is None else "",
+                "prelude": text[1] if compiled is None else "",
                 "entry": str(request["entry"]),
                 "timeout": limits.timeout,
                 "memory_mb": limits.memory_mb,
                 "shared": tests.key is not None,
             }
+            if compiled is not None:
+                job["compiled"] = compiled
+            else:
+                relay.learn = functools.partial(COMPILED.keep, text)
             relay.to_tests(job)
         return relay.run(), relay.finished
     except TestsBroke as broke:
@@ -335,10 +390,17 @@ class Relay:
         self.calls = 0
         self.tally: dict[str, Any] | None = None
         self.finished = False  # the tests ran to their report, the candidate answered throughout
+        # Set when the tests' unit compiles them: its first message, sent before it runs
+        # any of them, may be their code, kept for the next unit loading the same text.
+        self.learn: Callable[[str], None] | None = None
 
     def run(self) -> dict[str, Any]:
         # The tests load in their unit while the candidate loads in its own.
         ready = self._from_tests()
+        if self.learn is not None and set(ready) == {"compiled"}:
+            if type(ready["compiled"]) is str:
+                self.learn(ready["compiled"])
+            ready = self._from_tests()
         batch = self._plan(ready)
         small = batch is not None and len(wire.dumps(batch)) <= EARLY_BATCH_BYTES
         if small:

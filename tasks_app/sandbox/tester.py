@@ -6,6 +6,11 @@ isolated exactly like the candidate's, and reaches the candidate only through th
 keeper, which relays exact-typed plain data between the two units. Neither unit can
 reach the other's memory, the keeper's, or anything of the platform's.
 
+A fresh unit compiles the tests before it runs a line of them, so what it compiled is the
+tests' own text, untouched by them: it hands the code to the keeper first (see
+:func:`offer`), and the keeper gives it to the next fresh unit asked to load exactly the
+same text, which then skips the compiler (a task's tests are verified many times over).
+
 This process reports facts (how its counted asserts went, whether ``check`` raised); the
 keeper decides the verdict from them and from what it saw of the candidate itself. The
 candidate can only hand this process plain data, so it cannot forge that report.
@@ -13,16 +18,21 @@ candidate can only hand this process plain data, so it cannot forge that report.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import builtins
 import collections
+import marshal
 import socket
-from typing import Any
+from types import CodeType
+from typing import Any, NamedTuple
 
 from tasks_app.sandbox import counting, isolate, plan, wire
 
 DETAIL_CAP = 2000
 MAX_TESTS_ROUNDS = 32  # checks one shared tests' unit may serve (samples of one task in a row)
 TESTS_FAILURE = "verifier failure: the tests"  # detail prefix when the tests, not the code, broke
+OFFER_MAX_CHARS = 512 * 1024  # compiled tests larger than this are not handed back for reuse
 
 # Exceptions a candidate may "raise" here; anything else becomes CandidateError.
 SAFE_EXCEPTIONS = {
@@ -104,14 +114,28 @@ def _unpack(reply: dict[str, Any]) -> Any:
     raise SAFE_EXCEPTIONS.get(name, CandidateError)(f"candidate raised {name}: {message}")
 
 
+class Compiled(NamedTuple):
+    """The tests' code, ready to run: what a unit hands back so the next skips the compiler."""
+
+    prelude: CodeType
+    tests: CodeType
+    total: int  # counted asserts
+    plans: dict[int, plan.Plan]
+
+
 def serve(
     chan: socket.socket,
     source: tuple[str, str, str],
     limits: isolate.Limits,
     rounds: int = 1,
+    compiled: str | None = None,
 ) -> None:
     """Load ``source`` (tests, prelude, entry point), then for each candidate: offer the
     call plan, run ``check``, report.
+
+    ``compiled``: the code of exactly this tests and prelude, as a unit offered it (see
+    :func:`offer`); without it the tests are compiled here and offered to the keeper,
+    as the first message, before any of them runs.
 
     With ``rounds`` > 1 the keeper may ask for ``check`` again, against the next candidate
     of the same task, up to that many times; the tests' module is not loaded again.
@@ -120,7 +144,10 @@ def serve(
     tally = counting.Tally()
     candidate = Candidate(chan, entry)
     try:
-        check, plans, namespace = _load(tests, prelude, entry, candidate, tally)
+        code = _unpacked(compiled) if compiled is not None else _compile(tests, prelude)
+        if compiled is None:
+            wire.send(chan, {"compiled": offer(code)})
+        check, plans, namespace = _load(code, entry, candidate, tally)
     except Exception as exc:
         wire.send(chan, {"load_error": f"{TESTS_FAILURE} failed to load: {counting.describe(exc)}"})
         return
@@ -162,20 +189,47 @@ def _run(check: Any, candidate: Candidate, tally: counting.Tally) -> dict[str, A
     }
 
 
+def _compile(tests: str, prelude: str) -> Compiled:
+    prelude_code = compile(prelude, "<prelude>", "exec")
+    counted = counting.Tally()
+    plans: dict[int, plan.Plan] = {}
+    tests_code = counting.compile_tests(tests, counted, plans=plans)
+    return Compiled(prelude_code, tests_code, counted.total, plans)
+
+
+def offer(code: Compiled) -> str | None:
+    """``code`` as the keeper keeps it (None if too large to be worth keeping)."""
+    plans = [(line, p.calls, sorted(p.builtins_used)) for line, p in code.plans.items()]
+    try:
+        data = marshal.dumps((code.prelude, code.tests, code.total, plans))
+    except ValueError:  # a planned argument marshal cannot write, or nested too deeply
+        return None
+    text = base64.b64encode(data).decode("ascii")
+    return text if len(text) <= OFFER_MAX_CHARS else None
+
+
+def _unpacked(text: str) -> Compiled:
+    try:
+        prelude, tests, total, plans = marshal.loads(base64.b64decode(text, validate=True))
+    except (binascii.Error, EOFError, TypeError, ValueError) as exc:
+        raise ValueError(f"unreadable compiled tests: {exc}") from None
+    found = {line: plan.Plan(list(calls), set(used)) for line, calls, used in plans}
+    return Compiled(prelude, tests, total, found)
+
+
 def _load(
-    tests: str, prelude: str, entry: str, candidate: Candidate, tally: counting.Tally
+    code: Compiled, entry: str, candidate: Candidate, tally: counting.Tally
 ) -> tuple[Any, dict[int, plan.Plan], dict[str, Any]]:
     namespace: dict[str, Any] = {"__name__": "__tests__", "__builtins__": builtins}
-    exec(compile(prelude, "<prelude>", "exec"), namespace)
+    exec(code.prelude, namespace)
     namespace[entry] = candidate  # helpers in the tests that call it by name
     namespace[counting.TALLY_NAME] = tally
-    plans: dict[int, plan.Plan] = {}
-    code = counting.compile_tests(tests, tally, plans=plans)
-    exec(code, namespace)
+    tally.total = code.total
+    exec(code.tests, namespace)
     check = namespace.get("check")
     if not callable(check):
         raise NameError("no check(candidate) is defined")
-    return check, plans, namespace
+    return check, code.plans, namespace
 
 
 def _batch(

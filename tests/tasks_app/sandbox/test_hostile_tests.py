@@ -167,3 +167,27 @@ def test_it_refuses_tests_that_leave_their_call_plan_by_forging_calls() -> None:
     )
     status, detail = run_tests(tests)
     assert status == "error" and detail.startswith("verifier failure: the tests"), detail
+
+
+def test_tests_that_forge_their_compiled_code_mid_run_plant_nothing_for_the_next_check() -> None:
+    # A fresh unit hands its compiled tests to the keeper before any of them runs, and the
+    # next check of the same text reuses that code. Tests that send their own "compiled
+    # code" (a check that passes anything) while they run break the protocol, and the
+    # next check of the same text still runs the real tests.
+    tests = (
+        "import base64, json, marshal, socket, struct\n"
+        "def check(candidate):\n"
+        "    assert candidate(1) == 1\n"
+        "    lenient = compile('def check(candidate):\\n    candidate(0)\\n', '<tests>', 'exec')\n"
+        "    empty = compile('', '<prelude>', 'exec')\n"
+        "    code = base64.b64encode(marshal.dumps((empty, lenient, 0, []))).decode()\n"
+        "    body = json.dumps({'compiled': code}).encode()\n"
+        "    chan = socket.socket(fileno=3)\n"
+        "    chan.sendall(struct.pack('!I', len(body)) + body)\n"
+        "    chan.recv(1)\n"
+    )
+    for _ in range(2):
+        status, detail = run_tests(tests)
+        assert status == "error" and detail.startswith("verifier failure: the tests"), detail
+        wrong = check_function("def echo(x):\n    return x + 1\n", tests, "echo", timeout=2.0)
+        assert wrong.status == "error" and wrong.verifier_error, wrong  # not the lenient pass

@@ -186,3 +186,22 @@ def test_a_shared_tests_unit_is_dropped_after_its_candidate_is_cut_off() -> None
     assert check_function(slow, tests, "echo", share_tests=True, timeout=0.5).status == "timeout"
     # The next check starts over in a fresh unit (runs == 1 again), not mid-check.
     assert check_function(ECHO, tests, "echo", share_tests=True).status == "passed"
+
+
+def test_compiled_tests_are_reused_only_for_the_same_tests_and_prelude() -> None:
+    tests = "def check(candidate):\n    assert candidate(K) == 1\n"
+    for _ in range(2):
+        assert check_function(ECHO, tests, "echo", prelude="K = 1\n").status == "passed"
+        other = check_function(ECHO, tests, "echo", prelude="K = 2\n")
+        assert (other.status, other.tests_passed) == ("failed", 0), other
+
+
+def test_compiled_tests_keep_the_most_recent_within_their_bounds() -> None:
+    kept = keeper.CompiledTests(max_entries=2, max_chars=100)
+    kept.keep(("a", ""), "A")
+    kept.keep(("b", ""), "B")
+    assert kept.get(("a", "")) == "A"  # now the most recently used
+    kept.keep(("c", ""), "C")
+    assert (kept.get(("a", "")), kept.get(("b", "")), kept.get(("c", ""))) == ("A", None, "C")
+    kept.keep(("big", ""), "x" * 200)  # over the character budget: evicts all, keeps none
+    assert kept.get(("big", "")) is None and kept.chars <= 100
