@@ -18,6 +18,8 @@ from typing import Any
 
 IS_LINUX = platform.system() == "Linux"
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True) if IS_LINUX else None
+# fork(2) called with the GIL held, past Python's own os.fork() (see fork_bare).
+_bare_fork = ctypes.PyDLL(None, use_errno=True).fork if IS_LINUX else None
 
 # <linux/sched.h>
 CLONE_NEWNS = 0x00020000
@@ -116,6 +118,20 @@ def end_children(known: set[int]) -> None:
             known.clear()
             return
         known.discard(pid)
+
+
+def fork_bare() -> int:
+    """fork(2) without Python's at-fork handlers; only for a parent that runs no other thread.
+
+    ``os.fork()`` re-creates the threading module's state, logging's and the import
+    system's locks and reseeds ``random`` in the child, writing a few hundred pages that
+    it then copies on write: about as much as a sandboxed unit's own set-up. With a
+    single thread in the parent none of those locks can be held and no other thread's
+    state exists, so the child needs none of it; it must reseed ``random`` itself.
+    """
+    if _bare_fork is None:
+        return os.fork()
+    return _check(_bare_fork())
 
 
 def exit_now(signum: int, frame: Any) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import select
 import signal
 import socket
@@ -87,7 +88,7 @@ class Unit:
         if jail.layers.pid:
             linux.unshare(linux.CLONE_NEWPID)  # applies to the next child only
         deadline = time.monotonic() + jail.limits.timeout
-        pid = os.fork()
+        pid = linux.fork_bare()  # forked by a zygote, which runs one thread
         if pid == 0:
             _child(jail, body, (stdin_r, out_w, err_w), theirs.detach())
         theirs.close()
@@ -287,6 +288,7 @@ def _child(
 ) -> None:
     """The forked process: never returns."""
     try:
+        random.seed()  # not inherited: each unit draws its own numbers
         signal.setitimer(signal.ITIMER_REAL, 0)
         for signum in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, signal.SIG_DFL)
