@@ -1,4 +1,4 @@
-"""`python -m training demo` and `python -m training run CONFIG.yaml`.
+"""`python -m training demo [--env guess-number]` and `python -m training run CONFIG.yaml`.
 
 A run file holds the engine config (`algorithm:` picks the dataclass) and a `task:` section
 naming the built-in task the CLI trains on; the platform drives `train` with its own tasks.
@@ -22,7 +22,7 @@ from typing import Any
 
 from training import digits
 from training.config import load_config
-from training.demo import DemoSettings, run_seeds
+from training.demo import ENVIRONMENTS, DemoSettings, EnvDemoSettings, run_seeds
 from training.engine import run_eval_on, train
 from training.field_spec import load
 from training.interfaces import DirectoryStore, JsonlSink
@@ -35,8 +35,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="tiny model: SFT warm start, then GRPO; before/after")
-    demo.add_argument("--sft-steps", type=int, default=DemoSettings.sft_steps)
-    demo.add_argument("--grpo-steps", type=int, default=DemoSettings.grpo_steps)
+    demo.add_argument(
+        "--env",
+        choices=ENVIRONMENTS,
+        help="train on multi-turn episodes of this environment instead of digit sorting; "
+        "each seed's entry adds turns_before and turns_after",
+    )
+    demo.add_argument("--sft-steps", type=int, help="default: the demo's own")
+    demo.add_argument("--grpo-steps", type=int, help="default: the demo's own")
     demo.add_argument("--seed", type=int, default=0, help="first seed")
     demo.add_argument(
         "--seeds",
@@ -55,9 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         if args.seeds < 1:
             parser.error("--seeds: must be at least 1")
-        settings = DemoSettings(
-            sft_steps=args.sft_steps, grpo_steps=args.grpo_steps, seed=args.seed
-        )
+        steps = {"sft_steps": args.sft_steps, "grpo_steps": args.grpo_steps}
+        chosen = {k: v for k, v in steps.items() if v is not None}
+        settings = (EnvDemoSettings if args.env else DemoSettings)(seed=args.seed, **chosen)
         run_seeds(settings, args.seeds)
         return 0
     return run_file(args.config, args.out)

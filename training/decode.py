@@ -27,8 +27,15 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase, StaticCache
 from transformers.cache_utils import StaticLayer
 
 from training.config import SamplingConfig
-from training.generation import Generator, HFGenerator, Rollout, finish_rollout, generator_stops
-from training.prompting import RAW_FORMAT, PromptFormat, encode_batch
+from training.generation import (
+    Generator,
+    HFGenerator,
+    PromptEncoder,
+    Rollout,
+    finish_rollout,
+    generator_stops,
+)
+from training.prompting import RAW_FORMAT, PromptFormat
 from training.vllm_backend import make_vllm_generator
 
 logger = logging.getLogger(__name__)
@@ -41,7 +48,7 @@ MASKED_ATTENTION_IMPLEMENTATIONS = ("sdpa", "eager")
 """Kernels that take the explicit (rows, 1, queries, keys) mask this loop builds."""
 
 
-class DecodeGenerator:
+class DecodeGenerator(PromptEncoder):
     """Prefill once per prompt, decode G copies with a static cache, drop finished rows."""
 
     def __init__(
@@ -64,12 +71,17 @@ class DecodeGenerator:
         pass  # the loop runs on the trained module itself
 
     @torch.no_grad()
-    def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
+    def generate_tokens(
+        self,
+        prompt_ids: torch.Tensor,
+        prompt_mask: torch.Tensor,
+        sampling: SamplingConfig,
+        n: int = 1,
+    ) -> Rollout:
         device = next(self.model.parameters()).device
-        enc = encode_batch(self.tokenizer, prompts, self.prompt_format)
         stops = generator_stops(self.model, self.tokenizer, self.prompt_format)
-        prompt_ids = enc["input_ids"].to(device)  # (P, L) left-padded
-        prompt_mask = enc["attention_mask"].to(device)
+        prompt_ids = prompt_ids.to(device)  # (P, L) left-padded
+        prompt_mask = prompt_mask.to(device)
         was_training = self.model.training
         self.model.eval()
         try:

@@ -13,17 +13,17 @@ import dataclasses
 import json
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from training import digits
+from training import digits, guessing
 from training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig
 from training.engine import train
-from training.evaluation import EvalResult, evaluate
+from training.evaluation import EvalResult, evaluate, evaluate_episodes
 from training.interfaces import MemorySink
 from training.models import load_model, save_model
 
@@ -181,13 +181,20 @@ def run_demo(settings: DemoSettings | None = None, progress_bar: bool = True) ->
     return summary
 
 
-def run_seeds(settings: DemoSettings, seeds: int, progress_bar: bool = True) -> dict[str, Any]:
-    """`run_demo` for seeds `settings.seed` .. `settings.seed + seeds - 1`, one after another;
-    prints and returns `summarize` of their results."""
+def run_seeds(
+    settings: Any,
+    seeds: int,
+    progress_bar: bool = True,
+    run: Callable[[Any, bool], dict[str, float]] | None = None,
+) -> dict[str, Any]:
+    """`run` (`run_demo`, or `run_env_demo` for `EnvDemoSettings`) for seeds `settings.seed`
+    .. `settings.seed + seeds - 1`, one after another; prints and returns `summarize` of
+    their results."""
+    run = run or (run_env_demo if isinstance(settings, EnvDemoSettings) else run_demo)
     runs = []
     for k in range(seeds):
         print(f"seed {settings.seed + k} ({k + 1} of {seeds})")
-        runs.append(run_demo(dataclasses.replace(settings, seed=settings.seed + k), progress_bar))
+        runs.append(run(dataclasses.replace(settings, seed=settings.seed + k), progress_bar))
     summary = summarize(runs)
     print(json.dumps(summary))
     return summary
@@ -195,11 +202,13 @@ def run_seeds(settings: DemoSettings, seeds: int, progress_bar: bool = True) -> 
 
 def summarize(runs: Sequence[dict[str, float]]) -> dict[str, Any]:
     """Per-seed results with the mean lift, its spread (min, max, population std) and the
-    mean seconds."""
+    mean seconds; episode demos add each seed's `turns_before` / `turns_after` and their
+    means."""
     if not runs:
         raise ValueError("summarize: needs at least one run")
     lifts = [run["after"] - run["before"] for run in runs]
     seconds = [run["seconds"] for run in runs]
+    turns = [k for k in ("turns_before", "turns_after") if all(k in run for run in runs)]
     return {
         "runs": [
             {
@@ -207,6 +216,7 @@ def summarize(runs: Sequence[dict[str, float]]) -> dict[str, Any]:
                 "before": run["before"],
                 "after": run["after"],
                 "lift": round(lift, 4),
+                **{k: run[k] for k in turns},
                 "seconds": run["seconds"],
             }
             for run, lift in zip(runs, lifts, strict=True)
@@ -215,6 +225,7 @@ def summarize(runs: Sequence[dict[str, float]]) -> dict[str, Any]:
         "min_lift": round(min(lifts), 4),
         "max_lift": round(max(lifts), 4),
         "std_lift": round(statistics.pstdev(lifts), 4),
+        **{f"mean_{k}": round(statistics.fmean(run[k] for run in runs), 3) for k in turns},
         "mean_seconds": round(statistics.fmean(seconds), 1),
         "max_seconds": round(max(seconds), 1),
     }
@@ -225,3 +236,112 @@ def _by_difficulty(before: EvalResult, after: EvalResult) -> str:
     return "\n".join(
         f"  {k}: {before.breakdown[k]:.2f} -> {after.breakdown.get(k, 0):.2f}" for k in keys
     )
+
+
+ENVIRONMENTS = ("guess-number",)
+"""The environments `python -m training demo --env` trains on."""
+ENV_SAMPLING = SamplingConfig(max_new_tokens=3, temperature=1.0)
+
+
+@dataclass
+class EnvDemoSettings:
+    """The multi-turn demo: guess the number (`training.guessing`) with the tiny model."""
+
+    sft_steps: int = 300
+    """SFT steps (batch 64) on the flawed teacher's moves, each a game transcript so far."""
+    grpo_steps: int = 60
+    """GRPO steps of `prompts_per_step` tasks x `group_size` episodes, rewarded pass/fail."""
+    prompts_per_step: int = 16
+    group_size: int = 8
+    learning_rate: float = 5e-4
+    min_level: int = 3
+    """Smallest interval: 2**level - 1 numbers, level + 1 turns (training and held-out)."""
+    max_level: int = 6
+    held_out: int = 256
+    seed: int = 0
+
+
+def not_single_turn(items: Sequence[Any], completions: Sequence[str]) -> list[Any]:
+    """The single-turn reward of a run on episodes, which never calls it."""
+    raise TypeError("guess-the-number is judged as an episode, by its environment")
+
+
+def env_base_model(
+    settings: EnvDemoSettings, progress_bar: bool = False
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """A tiny model SFT-ed on the flawed teacher's moves."""
+    model, tokenizer = load_model(ModelConfig(), guessing.corpus(seed=settings.seed), settings.seed)
+    config = SFTConfig(
+        max_steps=settings.sft_steps,
+        prompts_per_step=64,
+        learning_rate=2e-3,
+        lr_schedule="cosine",
+        warmup_steps=min(20, settings.sft_steps - 1),
+        sampling=ENV_SAMPLING,
+        seed=settings.seed,
+        cpu_threads=1,
+    )
+    sampler = guessing.GuessSampler(
+        settings.min_level, settings.max_level, settings.seed, teacher_stop=tokenizer.eos_token
+    )
+    train(
+        config,
+        sampler=sampler,
+        reward_fn=not_single_turn,
+        model=model,
+        tokenizer=tokenizer,
+        progress_bar=progress_bar,
+    )
+    return model, tokenizer
+
+
+def held_out_episodes(model, tokenizer, items, seed: int = 0) -> EvalResult:
+    return evaluate_episodes(
+        model, tokenizer, items, guessing.environment(), temperature=1.0, seed=seed
+    )
+
+
+def run_env_demo(
+    settings: EnvDemoSettings | None = None, progress_bar: bool = True
+) -> dict[str, float]:
+    """SFT on the flawed teacher, then GRPO on episodes; held-out success and mean turns
+    before and after."""
+    settings = settings or EnvDemoSettings()
+    start = time.perf_counter()
+    items = guessing.held_out(settings.held_out, settings.min_level, settings.max_level)
+    print(f"building a tiny model and warm-starting it with {settings.sft_steps} SFT steps")
+    model, tokenizer = env_base_model(settings, progress_bar)
+    before = held_out_episodes(model, tokenizer, items)
+    print(f"held-out episode success before GRPO: {before.success:.3f}, turns {before.turns:.2f}")
+    config = grpo_config(
+        settings.grpo_steps,
+        settings.learning_rate,
+        settings.seed,
+        settings.prompts_per_step,
+        settings.group_size,
+    )
+    config = dataclasses.replace(config, sampling=ENV_SAMPLING)
+    train(
+        config,
+        sampler=guessing.GuessSampler(settings.min_level, settings.max_level, settings.seed + 1),
+        reward_fn=not_single_turn,
+        sink=MemorySink(),
+        model=model,
+        tokenizer=tokenizer,
+        progress_bar=progress_bar,
+        environment=guessing.environment(),
+    )
+    after = held_out_episodes(model, tokenizer, items)
+    print(f"held-out episode success after GRPO:  {after.success:.3f}, turns {after.turns:.2f}")
+    print(_by_difficulty(before, after))
+    summary = {
+        "seed": settings.seed,
+        "before": round(before.success, 4),
+        "after": round(after.success, 4),
+        "lift": round(after.success - before.success, 4),
+        "turns_before": round(before.turns or 0.0, 3),
+        "turns_after": round(after.turns or 0.0, 3),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    print(json.dumps(summary))
+    return summary

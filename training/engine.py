@@ -23,7 +23,8 @@ from training import metric_catalogue as metric
 from training.algorithms import STEP_FUNCTIONS
 from training.checkpoint import load_checkpoint, save
 from training.config import BaseConfig
-from training.evaluation import EvalResult, evaluate
+from training.episodes import EnvironmentSpec
+from training.evaluation import EvalResult, evaluate, evaluate_episodes
 from training.interfaces import (
     CheckpointStore,
     Control,
@@ -68,6 +69,7 @@ def train(
     progress_bar: bool = False,
     rollout_sink: RolloutSink | None = None,
     prompt_format: PromptFormat = RAW_FORMAT,
+    environment: EnvironmentSpec | None = None,
 ) -> TrainResult:
     """Train `model` (or `config.model`) with `config.algorithm`; see the module docstring.
 
@@ -78,8 +80,12 @@ def train(
     `rollout_sink` (or a sink that also implements RolloutSink) receives each RL step's
     completions with their verdicts and advantages. `prompt_format` says how prompts become
     model input (raw text, or the tokenizer's chat template) for rollouts and evaluation.
+    `environment` makes every rollout row a multi-turn episode (`training.episodes`): the
+    environment's reward function judges them, `reward_fn` is not called, and `eval_items`
+    are evaluated as episodes.
     """
     config.validate()
+    check_environment(config, environment)
     set_seed(config.seed)
     if control is None and isinstance(sink, Control):
         control = sink
@@ -87,7 +93,7 @@ def train(
         rollout_sink = sink
     if model is None or tokenizer is None:
         model, tokenizer = load_model(config.model, corpus, config.seed)
-    run = build_run(config, model, tokenizer, sampler, reward_fn, prompt_format)
+    run = build_run(config, model, tokenizer, sampler, reward_fn, prompt_format, environment)
     if config.resume and store is not None and (path := store.latest()) is not None:
         load_checkpoint(run, path)
     step_fn = STEP_FUNCTIONS[config.algorithm]
@@ -196,7 +202,36 @@ def count_everywhere(run: Run, count: float) -> int:
     return int(run.accelerator.reduce(total, reduction="sum").item())
 
 
+def check_environment(config: BaseConfig, environment: EnvironmentSpec | None) -> None:
+    """ValueError naming the field when `config` cannot train on episodes."""
+    if environment is None:
+        return
+    environment.limits.validate()
+    if config.algorithm not in metric.GROUPED:
+        raise ValueError(
+            f"algorithm: episodes train with {' or '.join(metric.GROUPED)} (groups of episodes "
+            f"of one task), not {config.algorithm}"
+        )
+    if getattr(config, "async_verification", False):
+        raise ValueError(
+            "async_verification: episodes are judged as they end, turn by turn; turn it off"
+        )
+    if config.sampling.backend == "vllm":
+        raise ValueError("sampling.backend: episodes run on the engine or hf backend")
+
+
 def run_eval(run: Run, items: Sequence[Item]) -> EvalResult:
+    if run.environment is not None:
+        with run.accelerator.autocast():
+            return evaluate_episodes(
+                run.policy,
+                run.tokenizer,
+                items,
+                run.environment,
+                temperature=run.config.eval_temperature,
+                seed=run.config.seed,
+                prompt_format=run.prompt_format,
+            )
     with run.accelerator.autocast():
         return evaluate(
             run.policy,

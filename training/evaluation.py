@@ -15,6 +15,7 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from training import metric_catalogue as metric
 from training.config import SamplingConfig
+from training.episodes import EnvironmentSpec, play
 from training.generation import Generator, HFGenerator
 from training.interfaces import Item, RewardFn, RewardResult
 from training.metrics import success_breakdown
@@ -35,9 +36,14 @@ class EvalResult:
     """`success/<family>` and `success/<family>/d<difficulty>` pass rates."""
     errors: dict[str, int]
     n: int
+    turns: float | None = None
+    """Multi-turn evaluations: assistant messages per episode, averaged; None otherwise."""
 
     def metrics(self, prefix: str = metric.EVAL_PREFIX) -> dict[str, float]:
-        return {f"{prefix}{key}": value for key, value in self.breakdown.items()}
+        out = {f"{prefix}{key}": value for key, value in self.breakdown.items()}
+        if self.turns is not None:
+            out[f"{prefix}{metric.EPISODE_TURNS}"] = self.turns
+        return out
 
 
 def evaluate(
@@ -70,6 +76,39 @@ def evaluate(
     breakdown = success_breakdown(items, results)
     errors = Counter(r.error_type for r in results if r.error_type)
     return EvalResult(breakdown.pop(metric.SUCCESS), breakdown, dict(errors), len(items))
+
+
+def evaluate_episodes(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    items: Sequence[Item],
+    spec: EnvironmentSpec,
+    *,
+    temperature: float = 1.0,
+    batch_size: int = 256,
+    seed: int = 0,
+    prompt_format: PromptFormat = RAW_FORMAT,
+) -> EvalResult:
+    """One episode per item, as `evaluate` samples (its own seeded RNG); success is the
+    episodes' pass rate, `turns` their mean number of assistant messages."""
+    generator = HFGenerator(model, tokenizer, prompt_format)
+    sampling = SamplingConfig(
+        max_new_tokens=spec.limits.max_tokens_per_turn, temperature=temperature
+    )
+    device = next(model.parameters()).device
+    results: list[RewardResult] = []
+    turns: list[int] = []
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        torch.manual_seed(seed)
+        for start in range(0, len(items), batch_size):
+            chunk = items[start : start + batch_size]
+            played = play(generator, tokenizer, prompt_format, spec, chunk, sampling, device)
+            results += spec.reward_fn(chunk, played.records)
+            turns += [record.turns for record in played.records]
+    breakdown = success_breakdown(items, results)
+    errors = Counter(r.error_type for r in results if r.error_type)
+    success = breakdown.pop(metric.SUCCESS)
+    return EvalResult(success, breakdown, dict(errors), len(items), sum(turns) / len(turns))
 
 
 def judged_batches(

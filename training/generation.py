@@ -39,6 +39,10 @@ class Rollout:
     backend does not report them."""
     reasoning_lengths: torch.Tensor | None = None
     """(B,) tokens of each completion's reasoning section, in chat format; None in raw."""
+    completion_attention: torch.Tensor | None = None
+    """(B, C) 1 on every real completion token, where that differs from `completion_mask`:
+    an episode's completion holds the environment's tokens too, which the model attends to
+    but is not trained on (`completion_mask` is 0 there). None: the same as the mask."""
 
     @property
     def input_ids(self) -> torch.Tensor:
@@ -46,7 +50,10 @@ class Rollout:
 
     @property
     def attention_mask(self) -> torch.Tensor:
-        return torch.cat([self.prompt_mask, self.completion_mask], dim=1)
+        attended = self.completion_attention
+        if attended is None:
+            attended = self.completion_mask
+        return torch.cat([self.prompt_mask, attended], dim=1)
 
     @property
     def lengths(self) -> torch.Tensor:
@@ -63,6 +70,7 @@ class Rollout:
             self.truncated[index],
             None if self.logprobs is None else self.logprobs[index],
             None if self.reasoning_lengths is None else self.reasoning_lengths[index],
+            None if self.completion_attention is None else self.completion_attention[index],
         )
 
 
@@ -70,11 +78,42 @@ class Generator(Protocol):
     def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
         """`n` completions per prompt, grouped: rows i*n .. i*n+n-1 belong to prompt i."""
 
+    def generate_tokens(
+        self,
+        prompt_ids: torch.Tensor,
+        prompt_mask: torch.Tensor,
+        sampling: SamplingConfig,
+        n: int = 1,
+    ) -> Rollout:
+        """`generate` from prompts already tokenized: (P, L) left-padded ids and their mask.
+        An episode's next turn continues the exact tokens sampled so far this way."""
+
     def sync_weights(self) -> None:
         """Make the next `generate` use the policy's current weights."""
 
 
-class HFGenerator:
+class PromptEncoder:
+    """`generate` from prompt texts, for a generator that implements `generate_tokens`:
+    the prompts are encoded as its `prompt_format` says, left-padded."""
+
+    tokenizer: PreTrainedTokenizerBase
+    prompt_format: PromptFormat
+
+    def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
+        enc = encode_batch(self.tokenizer, prompts, self.prompt_format)
+        return self.generate_tokens(enc["input_ids"], enc["attention_mask"], sampling, n)
+
+    def generate_tokens(
+        self,
+        prompt_ids: torch.Tensor,
+        prompt_mask: torch.Tensor,
+        sampling: SamplingConfig,
+        n: int = 1,
+    ) -> Rollout:
+        raise NotImplementedError
+
+
+class HFGenerator(PromptEncoder):
     """Batched `model.generate` (sampling, KV cache, left padding)."""
 
     def __init__(
@@ -91,12 +130,17 @@ class HFGenerator:
         pass  # generation runs on the trained module itself
 
     @torch.no_grad()
-    def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
+    def generate_tokens(
+        self,
+        prompt_ids: torch.Tensor,
+        prompt_mask: torch.Tensor,
+        sampling: SamplingConfig,
+        n: int = 1,
+    ) -> Rollout:
         device = next(self.model.parameters()).device
-        enc = encode_batch(self.tokenizer, prompts, self.prompt_format)
         stops = generator_stops(self.model, self.tokenizer, self.prompt_format)
-        prompt_ids = enc["input_ids"].repeat_interleave(n, dim=0).to(device)
-        prompt_mask = enc["attention_mask"].repeat_interleave(n, dim=0).to(device)
+        prompt_ids = prompt_ids.repeat_interleave(n, dim=0).to(device)
+        prompt_mask = prompt_mask.repeat_interleave(n, dim=0).to(device)
         was_training = self.model.training
         self.model.eval()
         # Causal LMs mix in GenerationMixin; PreTrainedModel alone does not declare generate.

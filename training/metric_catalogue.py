@@ -79,6 +79,14 @@ TOKENS_SEEN = "perf/tokens_seen"
 STEP_S = "perf/step_s"
 PHASE_S = "time/{phase}_s"
 
+EPISODE_TURNS = "episodes/turns_mean"
+EPISODE_TOKENS = "episodes/tokens_mean"
+EPISODE_TURN_ERRORS = "episodes/turn_errors"
+EPISODE_TOOL_CALL_ERRORS = "episodes/tool_call_errors"
+EPISODE_TURN_ERROR_TYPE = "episodes/turn_errors/{error_type}"
+EPISODE_SUCCESS_BY_TURNS = "episodes/success_by_turns/t{turns}"
+EPISODE_ENDED_BY = "episodes/ended_by/{reason}"
+EVAL_EPISODE_TURNS = "eval/episodes/turns_mean"
 COMPLETION_TOKENS = "perf/completion_tokens"
 COMPLETIONS = "perf/completions"
 """A step's raw counts, which the engine turns into the rates above; never recorded."""
@@ -411,6 +419,54 @@ CATALOGUE: tuple[MetricSpec, ...] = (
         SECONDS,
         "Wall-clock seconds one training step took. Healthy: steady; a climb usually follows completion length or a slow verifier.",
         ALGORITHMS,
+    ),
+    _m(
+        EPISODE_TURNS,
+        COUNT,
+        "Multi-turn runs: assistant messages per episode, averaged over the step's episodes. Healthy: it falls as the model learns to finish sooner, without held-out success falling.",
+        GROUPED,
+    ),
+    _m(
+        EPISODE_TOKENS,
+        TOKENS,
+        "Multi-turn runs: tokens per episode after its opening, the environment's answers included, averaged. Healthy: steady or falling; a climb to the limit means episodes run out of room.",
+        GROUPED,
+    ),
+    _m(
+        EPISODE_TURN_ERRORS,
+        SHARE,
+        "Multi-turn runs: share of assistant turns the environment marked with an error (a tool call that did not parse, a tool that failed, a move the rules refuse). Healthy: it falls towards 0.",
+        GROUPED,
+    ),
+    _m(
+        EPISODE_TOOL_CALL_ERRORS,
+        COUNT,
+        "Multi-turn runs: turns per episode whose tool call did not parse or whose tool failed. Healthy: it falls towards 0 early in the run.",
+        GROUPED,
+    ),
+    _m(
+        EVAL_EPISODE_TURNS,
+        COUNT,
+        "Multi-turn runs: assistant messages per held-out episode. Healthy: it falls while held-out success rises.",
+        GROUPED,
+    ),
+    _m(
+        EPISODE_TURN_ERROR_TYPE,
+        SHARE,
+        "Multi-turn runs: share of assistant turns with the error {error_type}. Healthy: it falls towards 0.",
+        GROUPED,
+    ),
+    _m(
+        EPISODE_SUCCESS_BY_TURNS,
+        SHARE,
+        "Multi-turn runs: pass rate of the step's episodes that ended after {turns} turns. Healthy: high at few turns; success only at the turn budget means the model gets there by luck.",
+        GROUPED,
+    ),
+    _m(
+        EPISODE_ENDED_BY,
+        SHARE,
+        "Multi-turn runs: share of episodes ended by {reason} (environment: it said done; max_turns or max_total_tokens: a limit cut it). Healthy: mostly environment.",
+        GROUPED,
     ),
     _m(
         PHASE_S,

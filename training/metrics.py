@@ -15,6 +15,10 @@ from training.generation import Rollout
 from training.interfaces import Item, RewardResult
 from training.losses import masked_mean
 
+TOOL_CALL_ERRORS = ("tool_call_parse", "tool_error")
+"""The per-turn errors that count as tool-call errors (the names
+`tasks_app.environments.base` gives them)."""
+
 
 class MetricLists:
     """Values collected as lists per key and averaged NaN-free when flushed (as TRL does);
@@ -191,3 +195,33 @@ def reasoning_metrics(rollout: Rollout) -> dict[str, float]:
     if rollout.reasoning_lengths is None:
         return {}
     return {metric.COMPLETIONS_REASONING_TOKENS: rollout.reasoning_lengths.float().mean().item()}
+
+
+def episode_metrics(
+    errors: Sequence[Sequence[str | None]],
+    tokens: Sequence[int],
+    ended_by: Sequence[str],
+    results: Sequence[RewardResult],
+) -> dict[str, float]:
+    """Turns, tokens, per-turn errors, how episodes ended and success by turns used, over a
+    step's episodes (`errors`: each episode's per-turn verdicts)."""
+    turns = [len(e) for e in errors]
+    verdicts = [v for e in errors for v in e]
+    out = {
+        metric.EPISODE_TURNS: sum(turns) / len(turns),
+        metric.EPISODE_TOKENS: sum(tokens) / len(tokens),
+        metric.EPISODE_TURN_ERRORS: sum(v is not None for v in verdicts) / max(len(verdicts), 1),
+        metric.EPISODE_TOOL_CALL_ERRORS: sum(v in TOOL_CALL_ERRORS for v in verdicts) / len(turns),
+    }
+    for kind in sorted({v for v in verdicts if v is not None}):
+        share = sum(v == kind for v in verdicts) / len(verdicts)
+        out[metric.EPISODE_TURN_ERROR_TYPE.format(error_type=kind)] = share
+    for reason in sorted(set(ended_by)):
+        share = sum(r == reason for r in ended_by) / len(ended_by)
+        out[metric.EPISODE_ENDED_BY.format(reason=reason)] = share
+    by_turns: dict[int, list[bool]] = defaultdict(list)
+    for n, result in zip(turns, results, strict=True):
+        by_turns[n].append(result.passed)
+    for n, passed in sorted(by_turns.items()):
+        out[metric.EPISODE_SUCCESS_BY_TURNS.format(turns=n)] = sum(passed) / len(passed)
+    return out

@@ -21,11 +21,18 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_scheduler
 from training import metric_catalogue as metric
 from training.config import BaseConfig, RLConfig
 from training.decode import make_generator
+from training.episodes import EnvironmentSpec, EpisodeRecord, play
 from training.generation import Generator, HFGenerator, Rollout
 from training.interfaces import Completion, Item, RewardFn, RewardResult, TaskSampler
 from training.lora import adapter_off, apply_lora
 from training.losses import normalize_and_clip, token_logprobs
-from training.metrics import MetricLists, Timer, completion_metrics, reward_metrics
+from training.metrics import (
+    MetricLists,
+    Timer,
+    completion_metrics,
+    episode_metrics,
+    reward_metrics,
+)
 from training.models import ValueHead
 from training.prompting import RAW_FORMAT, PromptFormat, answers_only, check_format
 from training.verification import verify
@@ -61,6 +68,9 @@ class Run:
     """With `async_verification`: the next step's rollout, generated and being verified."""
     prompt_format: PromptFormat = RAW_FORMAT
     """How prompts become model input and where a completion's answer starts."""
+    environment: EnvironmentSpec | None = None
+    """Set for a run on episodes: each rollout row is a multi-turn episode
+    (`training.episodes`), rewarded by the environment's reward function."""
 
     @property
     def policy(self) -> PreTrainedModel:
@@ -124,9 +134,11 @@ def build_run(
     sampler: TaskSampler,
     reward_fn: RewardFn,
     prompt_format: PromptFormat = RAW_FORMAT,
+    environment: EnvironmentSpec | None = None,
 ) -> Run:
     """The run's pieces; rollouts use `prompt_format`, whose reward function judges the
-    answers with their reasoning sections left out."""
+    answers with their reasoning sections left out; with `environment`, rollouts are
+    episodes."""
     check_format(tokenizer, prompt_format)
     accelerator = make_accelerator(config)
     lora = config.model.lora
@@ -182,6 +194,7 @@ def build_run(
         ref_model,
         value_head,
         prompt_format=prompt_format,
+        environment=environment,
     )
 
 
@@ -204,11 +217,52 @@ def sample_items(run: Run) -> list[Item]:
 
 
 def rollout(run: Run, items: Sequence[Item], group_size: int) -> Batch:
-    """Generate G completions per item, verify them, and turn results into rewards."""
+    """Generate G completions per item (or, on episodes, play G episodes of it), verify
+    them, and turn results into rewards."""
+    if run.environment is not None:
+        return episode_rollout(run, run.environment, items, group_size)
     rows, out = generate(run, items, group_size)
     with run.timer("verification"):
         results = verify(run.reward_fn, rows, out.texts, run.config.verification_workers)
     return verified_batch(run, rows, out, results, group_size)
+
+
+def episode_rollout(
+    run: Run, spec: EnvironmentSpec, items: Sequence[Item], group_size: int
+) -> Batch:
+    """G episodes per item, played turn by turn for the whole batch (`training.episodes`),
+    each rewarded once on its final state; the episode travels to the rollout sink in its
+    result's `details["episode"]`."""
+    rows = [it for it in items for _ in range(group_size)]
+    device = run.accelerator.device
+    with run.timer("generation"), run.accelerator.autocast():
+        played = play(
+            run.generator, run.tokenizer, run.prompt_format, spec, rows, run.config.sampling, device
+        )
+    with run.timer("verification"):
+        results = [
+            with_episode(result, record)
+            for result, record in zip(
+                spec.reward_fn(rows, played.records), played.records, strict=True
+            )
+        ]
+    batch = verified_batch(run, rows, played.rollout, results, group_size)
+    records = played.records
+    batch.metrics.update(
+        episode_metrics(
+            [r.errors for r in records],
+            [r.tokens for r in records],
+            [r.ended_by for r in records],
+            results,
+        )
+    )
+    return batch
+
+
+def with_episode(result: RewardResult, record: EpisodeRecord) -> RewardResult:
+    """`result` with the episode in its details (the conversation, per-turn verdicts)."""
+    details = {**(result.details or {}), "episode": record.to_dict()}
+    return RewardResult(result.reward, result.passed, result.parts, result.error_type, details)
 
 
 def generate(run: Run, items: Sequence[Item], group_size: int) -> tuple[list[Item], Rollout]:

@@ -29,8 +29,8 @@ import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from training.config import SamplingConfig
-from training.generation import Rollout, finish_rollout, generator_stops
-from training.prompting import RAW_FORMAT, PromptFormat, encode_batch
+from training.generation import PromptEncoder, Rollout, finish_rollout, generator_stops
+from training.prompting import RAW_FORMAT, PromptFormat
 
 GPU_MEMORY_UTILIZATION = 0.3
 """Share of the GPU's memory vLLM may take (weights and KV cache) while awake; the rest is
@@ -97,7 +97,7 @@ def merged_weights(model: torch.nn.Module) -> Iterator[tuple[str, torch.Tensor]]
         yield name, tensor
 
 
-class VLLMGenerator:
+class VLLMGenerator(PromptEncoder):
     """The ``Generator`` protocol over a colocated vLLM engine (see the module's docstring)."""
 
     def __init__(
@@ -132,17 +132,23 @@ class VLLMGenerator:
         self.stale = True  # loaded when vLLM wakes for the next generation
 
     @torch.no_grad()
-    def generate(self, prompts: list[str], sampling: SamplingConfig, n: int = 1) -> Rollout:
+    def generate_tokens(
+        self,
+        prompt_ids: torch.Tensor,
+        prompt_mask: torch.Tensor,
+        sampling: SamplingConfig,
+        n: int = 1,
+    ) -> Rollout:
         from vllm import SamplingParams, TokensPrompt
 
         self.llm.wake_up()
         if self.stale:
             _runner_model(self.llm).load_weights(merged_weights(self.model))
             self.stale = False
-        enc = encode_batch(self.tokenizer, prompts, self.prompt_format)
+        enc = {"input_ids": prompt_ids, "attention_mask": prompt_mask}
         requests = [
             TokensPrompt(prompt_token_ids=row[mask.bool()].tolist())
-            for row, mask in zip(enc["input_ids"], enc["attention_mask"], strict=True)
+            for row, mask in zip(prompt_ids, prompt_mask, strict=True)
         ]
         params = SamplingParams(**sampling_params_kwargs(sampling, self.stops, n))
         outputs = self.llm.generate(requests, params, use_tqdm=False)
