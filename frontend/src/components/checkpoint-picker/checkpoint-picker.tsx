@@ -44,7 +44,7 @@ export function CheckpointPicker({ value, onChange, control, className }: Checkp
         <option value="">{runs.isPending ? "Loading runs…" : rows.length ? "Choose a run…" : "No runs yet"}</option>
         {rows.map((r) => (
           <option key={r.id} value={r.id}>
-            {r.experiment_name} · run {r.number} ({r.state})
+            {r.title || r.experiment_name} · run {r.number} ({r.state})
           </option>
         ))}
       </select>

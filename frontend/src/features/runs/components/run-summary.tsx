@@ -6,6 +6,7 @@ import { formatDateTime, formatDuration, secondsSince } from "@/lib/format";
 import { formatCost, formatHours } from "@/lib/usage-format";
 
 import { isActive, type Run } from "../api/types";
+import { RunSourceBadge } from "./run-source-badge";
 
 function Stat({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -19,7 +20,8 @@ function Stat({ label, children, testId }: { label: string; children: React.Reac
 /** Seconds since a running run's last heartbeat when it is past the reaper's threshold
  * (`heartbeat_stale_after_s`); null while it is fresh or the run is not running. */
 export function staleHeartbeatAge(run: Run, now: Date): number | null {
-  if (run.state !== "running") return null;
+  // An outside run has no worker to lose: its trainer may be silent as long as it likes.
+  if (run.state !== "running" || run.source === "external") return null;
   const age = secondsSince(run.heartbeat_at ?? run.started_at, now);
   return age !== null && age > run.heartbeat_stale_after_s ? age : null;
 }
@@ -67,7 +69,7 @@ export function RunSummary({ run, now }: { run: Run; now: Date }) {
         <Stat label="Progress" testId="run-progress">
           <ProgressBar value={run.step} max={run.max_steps} label="Training progress" state={run.state} />
         </Stat>
-        <Stat label="Worker">{run.worker ? <span className="mono">{run.worker}</span> : <span className="subtle">{isActive(run) ? "waiting for one" : "—"}</span>}</Stat>
+        <Stat label="Worker">{run.worker ? <span className="mono">{run.worker}</span> : <span className="subtle">{run.source === "external" ? "outside trainer" : isActive(run) ? "waiting for one" : "—"}</span>}</Stat>
         <Stat label="Heartbeat">
           <Heartbeat run={run} now={now} />
         </Stat>
@@ -84,8 +86,14 @@ export function RunSummary({ run, now }: { run: Run; now: Date }) {
           {run.finished_at ? formatDateTime(run.finished_at) : <Elapsed run={run} now={now} />}
         </Stat>
         <Stat label="Experiment">
-          <Link to={`/experiments/${run.experiment}`}>{run.experiment_name}</Link>
+          {run.experiment !== null ? <Link to={`/experiments/${run.experiment}`}>{run.experiment_name}</Link> : <span className="subtle">none</span>}
         </Stat>
+        {run.source === "external" && (
+          <Stat label="Source" testId="run-source">
+            <RunSourceBadge source={run.source} />
+            {run.base_model && <span className="subtle"> · from {run.base_model}</span>}
+          </Stat>
+        )}
       </dl>
     </section>
   );

@@ -6,6 +6,7 @@ import { RunStateBadge } from "@/components/run-status/run-state-badge";
 import { formatDateTime, formatRelative } from "@/lib/format";
 
 import type { RunListItem } from "../api/types";
+import { RunSourceBadge } from "./run-source-badge";
 
 export function RunsTable({
   runs,
@@ -37,16 +38,22 @@ export function RunsTable({
         </thead>
         <tbody>
           {runs.map((run) => {
-            const name = `${run.experiment_name} #${run.number}`;
+            const name = `${run.title} #${run.number}`;
             return (
               <tr key={run.id} className={selected.has(run.id) ? "is-selected" : undefined}>
                 <td className="rn-check">
                   <input type="checkbox" aria-label={`Select ${name}`} checked={selected.has(run.id)} onChange={() => onToggle(run.id)} />
                 </td>
                 <td>
-                  <Link to={`/runs/${run.id}`}>{name}</Link>
+                  <Link to={`/runs/${run.id}`}>{name}</Link> <RunSourceBadge source={run.source} />
                   <div className="subtle rn-cell-sub">
-                    by {run.created_by || "—"} · <Link to={`/experiments/${run.experiment}`} className="subtle">experiment</Link>
+                    by {run.created_by || "—"}
+                    {run.experiment !== null && (
+                      <>
+                        {" "}
+                        · <Link to={`/experiments/${run.experiment}`} className="subtle">experiment</Link>
+                      </>
+                    )}
                   </div>
                 </td>
                 <td>
@@ -56,7 +63,7 @@ export function RunsTable({
                   <ProgressBar value={run.step} max={run.max_steps} label={`${name} progress`} state={run.state} />
                 </td>
                 <td className="mono">{formatValue(run.summary["reward/mean"])}</td>
-                <td className="mono rn-worker">{run.worker || <span className="subtle">—</span>}</td>
+                <td className="mono rn-worker">{run.worker || <span className="subtle">{run.source === "external" ? "outside trainer" : "—"}</span>}</td>
                 <td title={formatDateTime(run.started_at)}>{run.started_at ? formatRelative(run.started_at, now) : <span className="subtle">—</span>}</td>
                 <td title={formatDateTime(run.finished_at)}>{run.finished_at ? formatRelative(run.finished_at, now) : <span className="subtle">—</span>}</td>
               </tr>

@@ -73,6 +73,14 @@ function CancelButton({ run }: { run: Run }) {
   );
 }
 
+/** Who started the run and where it stands; an outside run's trainer started it elsewhere. */
+function runDescription(run: Run, active: boolean): string {
+  const by = run.created_by || "someone";
+  const started = run.source === "external" ? `Trained outside the platform, streamed in by ${by}` : `Launched by ${by}`;
+  const now = active ? "training now, charts update live." : run.state === "paused" ? "paused: resume it to go on from its checkpoint." : `ended ${run.state}.`;
+  return `${started}; ${now}`;
+}
+
 function RunPage({ run, tab }: { run: Run; tab: Tab }) {
   const active = isActive(run);
   const now = useNow(active);
@@ -84,17 +92,22 @@ function RunPage({ run, tab }: { run: Run; tab: Tab }) {
   return (
     <RunMarkers runId={run.id} active={active}>
       <div className="subtle" style={{ marginBottom: 4 }}>
-        <Link to="/runs">Runs</Link> / <Link to={`/experiments/${run.experiment}`}>{run.experiment_name}</Link> /
+        <Link to="/runs">Runs</Link> /{" "}
+        {run.experiment !== null && (
+          <>
+            <Link to={`/experiments/${run.experiment}`}>{run.experiment_name}</Link> /
+          </>
+        )}
       </div>
       <PageHeader
-        title={`${run.experiment_name} · run #${run.number}`}
-        description={`Launched by ${run.created_by || "someone"}; ${active ? "training now, charts update live." : run.state === "paused" ? "paused: resume it to go on from its checkpoint." : `ended ${run.state}.`}`}
+        title={`${run.title} · run #${run.number}`}
+        description={runDescription(run, active)}
         actions={
           <>
             <Link className="btn" to={`/runs?selected=${run.id}`}>
               Compare with other runs
             </Link>
-            <PauseResumeButton run={run} />
+            {run.source !== "external" && <PauseResumeButton run={run} />}
             <CancelButton run={run} />
           </>
         }

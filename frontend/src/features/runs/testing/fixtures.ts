@@ -6,6 +6,13 @@ export const RUN: Run = {
   team: "core",
   experiment: 3,
   experiment_name: "Digit sort",
+  title: "Digit sort",
+  source: "platform",
+  name: "",
+  params: {},
+  tags: {},
+  notes: "",
+  base_model: "",
   number: 2,
   state: "running",
   created_by: "ada",
@@ -102,8 +109,8 @@ export function rollout(sample: number, passed: boolean, changes: Partial<Rollou
 
 export const COMPARISON: Comparison = {
   runs: [
-    { id: 7, experiment: 3, experiment_name: "Digit sort", number: 2, state: "succeeded", step: 100, max_steps: 100 },
-    { id: 8, experiment: 4, experiment_name: "Digit sort (clone)", number: 1, state: "running", step: 40, max_steps: 100 },
+    { id: 7, experiment: 3, experiment_name: "Digit sort", source: "platform", number: 2, state: "succeeded", step: 100, max_steps: 100 },
+    { id: 8, experiment: 4, experiment_name: "Digit sort (clone)", source: "platform", number: 1, state: "running", step: 40, max_steps: 100 },
   ],
   metrics: [
     { key: "kl", values: [0.03, null] },
