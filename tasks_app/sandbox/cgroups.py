@@ -117,9 +117,15 @@ def _write(directory: str, name: str, value: str, missing_ok: bool = False) -> N
 
 def join(dirs: list[str]) -> None:
     """Move the calling process into every group (pids are read in the caller's namespace)."""
+    pid = str(os.getpid()).encode()
     for path in dirs:
-        with open(os.path.join(path, "cgroup.procs"), "w") as fh:
-            fh.write(str(os.getpid()))
+        # os.open, not open(): a unit joins before it runs anything, and every object it
+        # builds then is a page copied from its zygote.
+        fd = os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY)
+        try:
+            os.write(fd, pid)
+        finally:
+            os.close(fd)
 
 
 def oom_count(layout: Layout, name: str) -> int:

@@ -113,7 +113,6 @@ def enter(jail: Jail, stdio: tuple[int, int, int], channel: int) -> None:
     elif jail.layers.root:
         build_root(jail.root_dir, jail.ro_paths, jail.limits.tmp_mb)
     _reset_fds(stdio, channel)
-    _reset_interpreter(jail.python_path)
     set_rlimits(jail.limits, address_space, cgroup_pids=jail.layers.cgroups)
     if jail.layers.uid is not None:
         drop_privileges(jail.layers.uid)
@@ -189,7 +188,10 @@ def _reset_fds(stdio: tuple[int, int, int], channel: int) -> None:
     os.closerange(4, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
-def _reset_interpreter(python_path: tuple[str, ...]) -> None:
+def reset_interpreter(python_path: tuple[str, ...]) -> None:
+    """What every unit inherits: no environment, the standard library only, a private
+    umask and one malloc arena. Done once by the zygote that forks the units, which
+    imports nothing after it, instead of in every unit."""
     os.environ.clear()
     sys.path[:] = list(python_path)
     sys.argv[:] = ["sandbox"]

@@ -126,6 +126,7 @@ def _serve(
     units: dict[int, int] = {}  # pid -> unit number
     made = 0
     jail = _share_namespaces(jail)
+    isolate.reset_interpreter(jail.python_path)
     # unshare(CLONE_NEWPID) works once per PID namespace we are in; going back to our own
     # before each unit lets every unit be PID 1 of a namespace of its own.
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if jail.layers.pid else -1
