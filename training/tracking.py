@@ -1,7 +1,8 @@
 """Stream a training script's metrics into a Crucible run from outside the platform.
 
-The client needs only the standard library; the callback plugs it into any
-``transformers.Trainer``, TRL's trainers included::
+The client needs only the standard library and the stdlib-only spool of ``crucible_client``
+(``pip install ./client``); the callback plugs it into any ``transformers.Trainer``, TRL's
+trainers included::
 
     from training.tracking import CrucibleCallback, CrucibleClient
 
@@ -9,6 +10,12 @@ The client needs only the standard library; the callback plugs it into any
     trainer = GRPOTrainer(..., callbacks=[CrucibleCallback(client)])
     trainer.train()
     client.close()
+
+The callback never raises into the trainer: while the platform is unreachable (its web server
+restarting, a network cut) it writes what it could not send to a disk queue
+(``crucible_client.spool``, ``CRUCIBLE_SPOOL_DIR``), a background thread sends it once the
+platform answers again, and what is still on disk when training ends is sent by
+``crucible sync``. A batch the platform refuses for good is logged and dropped.
 
 or without a trainer::
 
@@ -26,6 +33,7 @@ with the server's reasons: retrying would not help. Not thread-safe: one client 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import time
@@ -33,6 +41,9 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from crucible_client.points import metric_points
+from crucible_client.spool import BackgroundDrain, Batch, Refused, SendLater, Spool
 
 try:  # the client works without transformers; only the callback needs it
     from transformers import TrainerCallback
@@ -44,6 +55,11 @@ MAX_BATCH_POINTS = 1000
 MAX_BATCH_BYTES = 1_000_000
 RETRIED_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 MAX_BACKOFF_S = 30.0
+# The callback's own client gives up on a send quickly: what failed goes to disk and is retried
+# in the background, so the trainer waits seconds for an outage, not minutes.
+CALLBACK_RETRIES = 2
+
+logger = logging.getLogger("training.tracking")
 
 
 class CrucibleError(RuntimeError):
@@ -74,7 +90,9 @@ class CrucibleClient:
         failed send, ``backoff_s`` doubling between them."""
         if not 1 <= batch_size <= MAX_BATCH_POINTS:
             raise ValueError(f"batch_size: between 1 and {MAX_BATCH_POINTS}, got {batch_size}")
-        self.url = f"{base_url.rstrip('/')}/api/v1/runs/{int(run_id)}/metrics/"
+        self.base_url = base_url.rstrip("/")
+        self.run_id = int(run_id)
+        self.url = f"{self.base_url}/api/v1/runs/{self.run_id}/metrics/"
         self.token = token
         self.batch_size = batch_size
         self.flush_interval_s = flush_interval_s
@@ -96,17 +114,8 @@ class CrucibleClient:
     ) -> None:
         """Buffer ``metrics`` at ``step``; NaN and infinities are sent as null. A key logged
         again at the same step before it was sent keeps its latest value."""
-        now = time.time() if wall_time is None else wall_time
-        for key, value in metrics.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"metric {key!r}: a number, got {type(value).__name__}")
-            self.buffer[(key, step)] = {
-                "key": key,
-                "step": int(step),
-                "value": float(value) if math.isfinite(value) else None,
-                "wall_time": now,
-                "tokens": None if tokens is None else int(tokens),
-            }
+        for point in metric_points(step, metrics, tokens, wall_time):
+            self.buffer[(point["key"], point["step"])] = point
         due = time.monotonic() - self.last_flush >= self.flush_interval_s
         if len(self.buffer) >= self.batch_size or due:
             self.flush()
@@ -223,16 +232,31 @@ class CrucibleCallback(TrainerCallback):
     the tokens seen when the trainer counts them (``num_input_tokens_seen``, else TRL's
     ``num_tokens``). Only the main process sends. Without a client, one is made from
     ``CRUCIBLE_URL``, ``CRUCIBLE_TOKEN`` and ``CRUCIBLE_RUN_ID``.
+
+    Nothing it does raises into the trainer. A batch that could not reach the platform goes
+    to ``spool`` (a disk queue) and is sent by a background thread, in order, before anything
+    logged after it; at the end of training it waits up to ``drain_timeout_s`` for the queue
+    to empty and leaves the rest to ``crucible sync``.
     """
 
-    def __init__(self, client: CrucibleClient | None = None) -> None:
+    def __init__(
+        self,
+        client: CrucibleClient | None = None,
+        *,
+        spool: Spool | None = None,
+        drain_timeout_s: float = 60.0,
+    ) -> None:
         if client is None:
             client = CrucibleClient(
                 os.environ["CRUCIBLE_URL"],
                 os.environ["CRUCIBLE_TOKEN"],
                 int(os.environ["CRUCIBLE_RUN_ID"]),
+                retries=CALLBACK_RETRIES,
             )
         self.client = client
+        self.spool = spool or Spool()
+        self.drain_timeout_s = drain_timeout_s
+        self.drain: BackgroundDrain | None = None
 
     def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
         if not state.is_world_process_zero or not logs:
@@ -243,12 +267,61 @@ class CrucibleCallback(TrainerCallback):
             if isinstance(value, (int, float)) and not isinstance(value, bool)
         }
         if numbers:
-            self.client.log(state.global_step, numbers, tokens=tokens_seen(state, logs))
-            self.client.flush()
+            self.safely(lambda: self.client.log(state.global_step, numbers, tokens_seen(state, logs)))
+            self.safely(self.send)
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-        if state.is_world_process_zero:
+        if not state.is_world_process_zero:
+            return
+        self.safely(self.send)
+        if self.drain is not None:
+            if not self.drain.wait(self.drain_timeout_s):
+                logger.warning(
+                    "tracking.left_for_sync",
+                    extra={"run_id": self.client.run_id, "spool": str(self.spool.directory)},
+                )
+            self.drain.stop()
+            self.drain = None
+
+    def send(self) -> None:
+        """Flush, unless earlier batches still wait on disk: then join them, keeping order."""
+        if self.drain is not None and self.spool.batches(self.client.base_url, self.client.run_id):
+            self.spill()
+            return
+        try:
             self.client.flush()
+        except CrucibleError as error:
+            if error.status is None or error.status in RETRIED_STATUSES:
+                self.spill()
+            else:  # refused for good (the client dropped it): say so, and train on
+                logger.warning(
+                    "tracking.refused", extra={"run_id": self.client.run_id, "reason": str(error)}
+                )
+
+    def spill(self) -> None:
+        points = list(self.client.buffer.values())
+        if points:
+            self.spool.put(self.client.base_url, self.client.run_id, points)
+            self.client.buffer.clear()
+        if self.drain is None:
+            self.drain = BackgroundDrain(
+                self.spool, self.send_spooled, self.client.base_url, self.client.run_id
+            )
+        self.drain.kick()
+
+    def send_spooled(self, batch: Batch) -> None:
+        try:
+            self.client.send(json.dumps(batch.points).encode())
+        except CrucibleError as error:
+            if error.status is None or error.status in RETRIED_STATUSES:
+                raise SendLater(str(error)) from None
+            raise Refused(str(error)) from None
+
+    def safely(self, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except Exception:  # a bug or a full disk must not end hours of training
+            logger.exception("tracking.failed", extra={"run_id": self.client.run_id})
 
 
 def tokens_seen(state: Any, logs: Mapping[str, Any]) -> int | None:

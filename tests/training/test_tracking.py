@@ -148,7 +148,8 @@ def tracked_run(transactional_db, live_server, owner, team):  # type: ignore[no-
 
     run = make_run(team)
     secret = services.create_token(owner, "trainer", team=team).secret
-    return run, CrucibleClient(live_server.url, secret, run.pk)
+    # Sends only when a test flushes: a slow answer must not make log() flush on its own.
+    return run, CrucibleClient(live_server.url, secret, run.pk, flush_interval_s=3600)
 
 
 def points_of(run) -> dict[str, list[tuple[int, float | None, int | None]]]:
@@ -173,6 +174,15 @@ def tiny_model():  # type: ignore[no-untyped-def]
     return load_model(ModelConfig(), digits.corpus(n=200, seed=0), 0)
 
 
+def language_model_rows(tokenizer, count: int, length: int) -> list[dict]:  # type: ignore[no-untyped-def]
+    """``count`` random sequences of ``length`` tokens that a Trainer trains a causal LM on."""
+    generator = torch.Generator().manual_seed(0)
+    return [
+        {"input_ids": ids, "labels": ids, "attention_mask": torch.ones_like(ids)}
+        for ids in torch.randint(3, tokenizer.vocab_size, (count, length), generator=generator)
+    ]
+
+
 def test_it_streams_a_run_from_a_script_and_stops_at_a_finished_run(tracked_run):
     from experiments.models import Run, RunState
 
@@ -195,11 +205,7 @@ def test_it_streams_a_transformers_trainers_logs_into_a_run(tracked_run, tmp_pat
 
     run, client = tracked_run
     model, tokenizer = tiny_model()
-    generator = torch.Generator().manual_seed(0)
-    rows = [
-        {"input_ids": ids, "labels": ids, "attention_mask": torch.ones_like(ids)}
-        for ids in torch.randint(3, tokenizer.vocab_size, (32, 16), generator=generator)
-    ]
+    rows = language_model_rows(tokenizer, 32, 16)
     args = TrainingArguments(
         output_dir=str(tmp_path),
         max_steps=4,
