@@ -2,6 +2,7 @@
 groups of episodes, episode metrics, and the chat template carrying the turns."""
 
 import dataclasses
+import json
 
 import pytest
 import torch
@@ -11,8 +12,9 @@ from tasks_app.environments.base import Message
 from tasks_app.families import guess_number as tasks_app_family
 from training import guessing
 from training import metric_catalogue as metric
+from training.cli import main
 from training.config import GRPOConfig, ModelConfig, PPOConfig, SamplingConfig
-from training.demo import not_single_turn, summarize
+from training.demo import EnvDemoSettings, not_single_turn, run_seeds, summarize
 from training.engine import train
 from training.episodes import EnvironmentSpec, EnvTurn, TurnLimits, play
 from training.evaluation import evaluate_episodes
@@ -315,3 +317,19 @@ class Run:
     before: float
     after: float
     seconds: float
+
+
+@pytest.mark.slow
+def test_the_demo_on_episodes_reports_turns_before_and_after(capsys):
+    settings = EnvDemoSettings(
+        sft_steps=21, grpo_steps=1, prompts_per_step=2, group_size=2, held_out=8, seed=2
+    )
+    summary = run_seeds(settings, 1, progress_bar=False)
+    last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert last == summary and last["runs"][0]["seed"] == 2
+    assert 1 <= last["runs"][0]["turns_before"] <= 7 and 1 <= last["mean_turns_after"] <= 7
+
+
+def test_the_cli_names_the_environments_it_knows():
+    with pytest.raises(SystemExit):
+        main(["demo", "--env", "chess"])
