@@ -162,23 +162,30 @@ def _serve(
 
 
 def _share_namespaces(jail: isolate.Jail) -> isolate.Jail:
-    """Enter the network and UTS namespaces once, here; the units inherit them.
+    """Enter the network, UTS and IPC namespaces once, here; the units inherit them.
 
     An empty network namespace costs more to create and tear down than most executions,
     and units cannot use it anyway (seccomp refuses a local socket() and kills every other
     socket() and socketpair()), so this keeper's units, which run one after another, share
-    one that holds nothing. Mount, PID and IPC namespaces stay one per unit.
+    one that holds nothing. The same holds for IPC: seccomp kills shmget, msgget and
+    semget, and RLIMIT_MSGQUEUE 0 refuses every POSIX message queue, so no unit can leave
+    an object there for the next; a candidate's and a tests' unit come from different
+    zygotes, so never share one. Mount and PID namespaces stay one per unit.
     """
     layers = jail.layers
-    flags = (linux.CLONE_NEWNET if layers.network else 0) | (
-        linux.CLONE_NEWUTS if layers.uts else 0
-    )
+    flags = 0
+    for enabled, flag in (
+        (layers.network, linux.CLONE_NEWNET),
+        (layers.uts, linux.CLONE_NEWUTS),
+        (layers.ipc, linux.CLONE_NEWIPC),
+    ):
+        flags |= flag if enabled else 0
     if not flags:
         return jail
     linux.unshare(flags)
     if layers.uts:
         linux.sethostname("sandbox")
-    shared = dataclasses.replace(layers, network=False, uts=False)
+    shared = dataclasses.replace(layers, network=False, uts=False, ipc=False)
     return dataclasses.replace(jail, layers=shared)
 
 

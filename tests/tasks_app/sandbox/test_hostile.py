@@ -244,6 +244,20 @@ def test_it_starts_every_run_with_a_fresh_tmp() -> None:
     assert run_program(reader).stdout == "[] []\n"
 
 
+def test_it_leaves_no_ipc_object_for_the_next_run() -> None:
+    # A keeper's units share one IPC namespace, as they share the (empty) network one:
+    # no unit can create anything in it, so none can pass anything to the next.
+    queue = (
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "fd = libc.mq_open(b'/left-behind', os.O_CREAT | os.O_RDWR, 0o600, None)\n"
+        "print(fd, os.strerror(ctypes.get_errno()))\n"
+    )
+    assert run_program(queue).stdout == "-1 Too many open files\n"
+    segment = "import ctypes\nctypes.CDLL(None).shmget(1234, 4096, 0o1666)\n"
+    assert run_program(segment).status == "forbidden"
+
+
 def test_it_kills_threads_that_outlive_the_call() -> None:
     source = (
         "import threading\n"
