@@ -128,15 +128,19 @@ def playground(
     """Judge one response with an inline spec or a saved version, against inline expected
     data or a pool task's; ids are looked up among ``teams`` (the caller's) only."""
     if verifier_version is not None:
-        spec = _saved_spec(teams, verifier_version)
-    # A caller's context carries what layers read (a prompt), never how the sandbox runs.
-    context = {k: v for k, v in (context or {}).items() if k != SHARE_TESTS}
+        spec = saved_spec(teams, verifier_version)
+    context = caller_context(context)
     if task is not None:
         expected, context = _task_inputs(teams, task, context)
     return pure.playground(checked_spec(spec), response, expected or {}, context=context)
 
 
-def _saved_spec(teams: QuerySet[Team], version_id: int) -> dict[str, Any]:
+def caller_context(context: dict[str, Any] | None) -> dict[str, Any]:
+    """A caller's context carries what layers read (a prompt), never how the sandbox runs."""
+    return {k: v for k, v in (context or {}).items() if k != SHARE_TESTS}
+
+
+def saved_spec(teams: QuerySet[Team], version_id: int) -> dict[str, Any]:
     version = VerifierVersion.objects.filter(pk=version_id, verifier__team__in=teams).first()
     if version is None:
         why = f"no verifier version {version_id} in your teams"

@@ -105,6 +105,7 @@ MATRIX: list[Row] = [
     row("GET", "/api/redoc/", "200 200 200 200 200 200 200"),
     row("GET", "/api/v1/family-kinds/", "401 200 200 200 200 200 200"),
     row("GET", "/api/v1/verifier-kinds/", "401 200 200 200 200 200 200"),
+    row("GET", "/api/v1/environment-kinds/", "401 200 200 200 200 200 200"),
     row("GET", "/api/v1/algorithms/", "401 200 200 200 200 200 200"),
     row("GET", "/api/v1/algorithms/presets/", "401 200 200 200 200 200 200"),
     row("GET", "/api/v1/metrics/catalogue/", "401 200 200 200 200 200 200"),
@@ -114,6 +115,7 @@ MATRIX: list[Row] = [
     row("GET", "/api/v1/usage/", "401 400 200 200 200 200 200"),
     row("GET", "/api/v1/usage/rates/", "401 403 200 200 200 200 200"),
     row("POST", "/api/v1/verifiers/playground/", "401 400 400 400 400 400 400", {}),
+    row("POST", "/api/v1/verifiers/playground/episode/", "401 400 400 400 400 400 400", {}),
     # --- task families and pools -----------------------------------------------------------
     row("GET", "/api/v1/families/", "401 200 200 200 200 200 200"),
     row("POST", "/api/v1/families/", "401 400 400 400 400 400 400", T),

@@ -221,8 +221,13 @@ def point_at_world(case, world: dict[str, Any]) -> None:  # type: ignore[no-unty
                 case.body[name] = value
 
 
-# Body fields that name a team or a registered kind.
-BODY_REFERENCES = {"team": "reasoning", "kind": "string-ops", "family_kind": "arithmetic"}
+# Body fields that name a team or a registered kind (of family, or of environment).
+BODY_REFERENCES = {
+    "team": "reasoning",
+    "kind": "string-ops",
+    "family_kind": "arithmetic",
+    "environment": "python-tool",
+}
 
 
 @schema.parametrize()

@@ -43,6 +43,9 @@ export type RewardPart = keyof RewardSpec["weights"];
 
 export const REWARD_PARTS: RewardPart[] = ["outcome", "process", "constraint", "judge"];
 
+/** Parts of a multi-turn episode: the share of its turns free of one per-turn error. */
+export const TURN_PARTS: RewardPart[] = ["tool_format", "tool_success", "valid_moves"];
+
 export type Spec = { extract: string; layers: LayerSpec[]; reward: RewardSpec };
 
 export type SandboxStatus = Schemas["SandboxStatus"];

@@ -2,14 +2,19 @@ import { Field } from "@/components/ui/field";
 
 import { NumberInput } from "./number-input";
 import type { SpecErrors } from "../lib/field-errors";
-import { REWARD_PARTS, type RewardPart, type RewardSpec } from "../types";
+import { REWARD_PARTS, TURN_PARTS, type RewardPart, type RewardSpec } from "../types";
 
 const HINTS: Record<RewardPart, string> = {
   outcome: "1 when every non-constraint layer passed",
   process: "mean score of semantic and boundary layers",
   constraint: "1 when every constraint layer passed",
   judge: "mean P(yes) of the judge layers",
+  tool_format: "multi-turn: share of turns whose tool calls parsed",
+  tool_success: "multi-turn: share of turns whose tools ran without error",
+  valid_moves: "multi-turn: share of turns the environment's rules allowed",
 };
+
+const ALL_PARTS = [...REWARD_PARTS, ...TURN_PARTS];
 
 function Errors({ messages }: { messages: string[] | undefined }) {
   return (
@@ -34,16 +39,16 @@ export function RewardEditor({
   onWeight: (part: RewardPart, value: number | undefined) => void;
   onFailureReward: (value: number) => void;
 }) {
-  const total = REWARD_PARTS.reduce((sum, part) => sum + (reward.weights[part] ?? 0), 0);
+  const total = ALL_PARTS.reduce((sum, part) => sum + (reward.weights[part] ?? 0), 0);
   const other = Object.entries(errors.fields).filter(
-    ([key]) => key.startsWith("reward") && !REWARD_PARTS.some((p) => key === `reward.weights.${p}`) && key !== "reward.failure_reward",
+    ([key]) => key.startsWith("reward") && !ALL_PARTS.some((p) => key === `reward.weights.${p}`) && key !== "reward.failure_reward",
   );
   return (
     <div className="stack" style={{ gap: "var(--space-3)" }}>
       {other.map(([key, messages]) => (
         <Errors key={key} messages={messages.map((m) => `${key}: ${m}`)} />
       ))}
-      {REWARD_PARTS.map((part) => (
+      {ALL_PARTS.map((part) => (
         <Field key={part} id={`weight-${part}`} label={`${part} weight`} hint={HINTS[part]}>
           <NumberInput
             id={`weight-${part}`}

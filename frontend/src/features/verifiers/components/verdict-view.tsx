@@ -1,4 +1,4 @@
-import { REWARD_PARTS, type Verdict } from "../types";
+import { REWARD_PARTS, TURN_PARTS, type Verdict } from "../types";
 import { ErrorTypeChip, ScoreBar, StageChip, StatusIcon, milliseconds } from "./visuals";
 
 function infoText(info: Record<string, unknown>): string {
@@ -22,7 +22,7 @@ export function VerdictView({ verdict }: { verdict: Verdict }) {
             {verdict.reward.toFixed(3)}
           </div>
         </div>
-        {REWARD_PARTS.filter((part) => verdict.parts[part] !== undefined).map((part) => (
+        {[...REWARD_PARTS, ...TURN_PARTS].filter((part) => verdict.parts[part] !== undefined).map((part) => (
           <div key={part}>
             <div className="vf-stat-label">{part}</div>
             <ScoreBar value={verdict.parts[part] ?? 0} label={`${part} part`} />
