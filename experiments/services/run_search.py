@@ -39,7 +39,7 @@ def _apply(runs: QuerySet[Run], condition: Condition, alias: str) -> QuerySet[Ru
             _compare(alias, condition, json=True)
         )
     if namespace == "tags":
-        return runs.alias(**{alias: KeyTextTransform(path[0], "tags")}).filter(
+        return runs.alias(**{alias: _text(KeyTextTransform(path[0], "tags"))}).filter(
             _compare(alias, condition, json=False)
         )
     if namespace == "params":
@@ -60,10 +60,16 @@ def _apply(runs: QuerySet[Run], condition: Condition, alias: str) -> QuerySet[Ru
 def _json_path(column: str, path: tuple[str, ...], condition: Condition) -> Any:
     text = isinstance(condition.value, str)
     expression: Any = column
-    for index, part in enumerate(path):
-        last = index == len(path) - 1
-        expression = (KeyTextTransform if last and text else KeyTransform)(part, expression)
-    return expression
+    for part in path[:-1]:
+        expression = KeyTransform(part, expression)
+    if text:
+        return _text(KeyTextTransform(path[-1], expression))
+    return KeyTransform(path[-1], expression)
+
+
+def _text(expression: KeyTextTransform) -> Cast:
+    # As plain text: a JSON key's own lookups would read the compared string as JSON.
+    return Cast(expression, output_field=CharField())
 
 
 def _attribute(runs: QuerySet[Run], condition: Condition, alias: str) -> QuerySet[Run]:

@@ -183,3 +183,31 @@ def test_nothing_here_pauses_or_steers_an_outside_run(api, team):
     assert Run.objects.get(pk=run_id).state == "running"
     assert api.get(f"/api/v1/runs/{run_id}/usage/").status_code == 200
     assert api.get(f"/api/v1/runs/{run_id}/events/").status_code == 200
+
+
+def test_its_health_is_checked_as_its_points_arrive_and_when_it_finishes(api, team):
+    run_id = start(api, name="a")["id"]
+    send(api, run_id, [("reward/mean", 5, 0.2)])
+    assert Run.objects.get(pk=run_id).health == {}  # not due: every 10 steps by default
+    send(api, run_id, [("reward/mean", 10, 0.3)])
+    assert Run.objects.get(pk=run_id).health["step"] == 10
+    send(api, run_id, [("reward/mean", 13, 0.3)])
+    api.post(f"/api/v1/runs/{run_id}/finish/", {"status": "finished"}, format="json")
+    assert Run.objects.get(pk=run_id).health["step"] == 13  # and at its end
+
+
+def test_it_is_compared_with_platform_runs(api, owner, team):
+    advertise()
+    config = config_for(digit_version(owner, team), digit_verifier(owner, team))
+    experiment = experiments.create_experiment(owner, team, name="Sort", config=config)
+    with mock.patch("crucible.jobs.send"):
+        platform = runs.launch(owner, experiment)
+    outside = start(api, name="trl", params={"lr": 0.001})["id"]
+    send(api, outside, [("reward/mean", 3, 0.5)])
+    body = api.get(f"/api/v1/runs/compare/?ids={outside},{platform.pk}").json()
+    assert [(r["experiment_name"], r["source"]) for r in body["runs"]] == [
+        ("trl", "external"), ("Sort", "platform"),
+    ]  # fmt: skip
+    assert {"key": "reward/mean", "values": [0.5, None]} in body["metrics"]
+    paths = {row["path"] for row in body["config_differences"]}
+    assert {"params.lr", "source", "model"} <= paths
