@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from "react";
 import { useSearchParams } from "react-router";
 
 import { formatValue } from "@/components/charts/time-series-chart";
+import { Conversation, asConversation } from "@/components/conversation/conversation";
 import { QueryPlaceholder } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { ErrorMessage } from "@/components/ui/error-message";
@@ -122,12 +123,20 @@ function CompletionRow({ runId, rollout, dim }: { runId: number; rollout: Inspec
   const [flagging, setFlagging] = useState(false);
   const [showLayers, setShowLayers] = useState(false);
   const layers = rollout.layers as Layer[];
+  // A multi-turn rollout carries its episode: shown as the conversation after the prompt.
+  const episode = asConversation((rollout as { messages?: unknown }).messages);
   return (
     <>
       <tr className={dim ? (rollout.matches ? "rn-match" : "is-inactive") : undefined} data-sample={rollout.sample}>
         <td className="mono subtle">{rollout.sample}</td>
         <td className="rn-completion-cell">
-          <pre className="rn-text rn-completion">{rollout.completion || <span className="subtle">(empty)</span>}</pre>
+          {episode ? (
+            <div className="rn-episode">
+              <Conversation messages={episode} hideOpening label={`Episode of sample ${rollout.sample}`} />
+            </div>
+          ) : (
+            <pre className="rn-text rn-completion">{rollout.completion || <span className="subtle">(empty)</span>}</pre>
+          )}
           {layers.length > 0 && (
             <button type="button" className="rn-layers-toggle" aria-expanded={showLayers} onClick={() => setShowLayers(!showLayers)}>
               <span aria-hidden="true">{showLayers ? "▾" : "▸"}</span> {layers.length} layer{layers.length === 1 ? "" : "s"}:{" "}

@@ -109,6 +109,35 @@ describe("Rollout inspector", () => {
     expect(screen.queryByRole("button", { name: "Flag verdict of sample 1" })).not.toBeInTheDocument();
   });
 
+  it("shows a multi-turn rollout as its conversation: tool calls, results and per-turn verdicts", async () => {
+    const messages = [
+      { role: "user", content: "guess 1-15?" },
+      { role: "assistant", content: "8", verdict: { error: null, info: { interval: [1, 7] } } },
+      { role: "user", content: "<1-7?" },
+      { role: "assistant", content: "x", verdict: { error: "invalid_move" } },
+      { role: "user", content: "!1-7?" },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "python", arguments: '{"code": "print(4)"}' } }],
+        verdict: { error: null },
+      },
+      { role: "tool", content: "4", tool_call_id: "c1", name: "python" },
+    ];
+    const episode = { ...inspected(0, false, { prompt: "guess 1-15?", completion: "8\nx" }), messages } as InspectedRollout;
+    inspectorApi(() => [group([episode, inspected(1, true)])]);
+    renderApp("/runs/7/rollouts?step=12");
+    const conversation = await screen.findByRole("list", { name: "Episode of sample 0" }, { timeout: 5000 });
+    const turns = within(conversation).getAllByRole("listitem").filter((li) => li.dataset.role === "assistant");
+    expect(turns.map((t) => t.getAttribute("aria-label"))).toEqual(["Turn 1", "Turn 2", "Turn 3"]);
+    expect(turns[1]).toHaveTextContent("invalid_move");
+    expect(within(turns[2]!).getByLabelText("Call of python")).toHaveTextContent("print(4)");
+    expect(within(conversation).getByText("answers c1")).toBeInTheDocument();
+    // The prompt is the card's; a single-turn rollout stays a plain completion.
+    expect(within(conversation).queryByText("guess 1-15?")).not.toBeInTheDocument();
+    expect(screen.getByText("123")).toBeInTheDocument();
+  });
+
   it("opens the rollouts of the step of a chart point that is clicked", async () => {
     inspectorApi(() => [group([inspected(0, true)])]);
     const { router } = renderApp("/runs/7");
