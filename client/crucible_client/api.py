@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from crucible_client import schema_types as t
-from crucible_client.http import Http
+from crucible_client.http import API, Http
 from crucible_client.logger import RunLogger
 from crucible_client.stream import RunStream
+from crucible_client.uploads import upload_checkpoint
 
 Row = TypeVar("Row")
-API = "/api/v1"
 
 
 class Collection(Generic[Row]):
@@ -80,6 +80,27 @@ class Experiments(Collection[t.Experiment]):
 
 
 class Runs(Collection[t.RunList]):
+    def init(self, team: str, **fields: Any) -> t.Run:
+        """Create an outside run (``name``, ``params``, ``tags``, ``notes``, ``base_model``,
+        ``experiment``, ``max_steps``; see ``OutsideRunRequest``), or with ``resume=<id>``
+        continue one. Log into it with ``logger(run["id"])`` and end it with ``finish``."""
+        return cast(t.Run, self.http.post(self.path, {"team": team, **fields}))
+
+    def finish(self, run_id: int, status: str = "finished", reason: str | None = None) -> t.Run:
+        """End an outside run: ``finished`` (succeeded), ``failed`` or ``killed``."""
+        body = {"status": status, **({"reason": reason} if reason else {})}
+        return cast(t.Run, self.action(run_id, "finish", body))
+
+    def search(self, filter: str, **filters: Any) -> list[t.RunList]:
+        """Runs matching ``filter``, as MLflow's search_runs: ``metrics.reward/mean > 0.5 and
+        params.lr = 0.001 and tags.stage = sweep`` (with ``team``, ``state``... too)."""
+        return self.list(filter=filter, **filters)
+
+    def upload_checkpoint(self, run_id: int, directory: Path | str, step: int, **options: Any) -> t.Checkpoint:
+        """Upload a Hugging Face model directory as the run's checkpoint at ``step``
+        (chunked; uploading the same directory again resumes)."""
+        return upload_checkpoint(self.http, run_id, directory, step, **options)
+
     def get(self, key: int | str) -> t.Run:  # the detail is wider than the list row
         return cast(t.Run, self.http.get(f"{self.path}{key}/"))
 

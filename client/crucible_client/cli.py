@@ -1,13 +1,15 @@
 """``crucible``: the platform from a shell.
 
     crucible login --url http://127.0.0.1:8000 --token crc_...   (or --username alice)
-    crucible runs list --state running
+    crucible runs list --state running --filter "metrics.reward/mean > 0.5"
     crucible runs watch 42                      a progress bar from the run's socket
     crucible experiments launch -f exp.yaml --watch
     crucible evaluate --team default --checkpoint 7 --suite 3 --wait
     crucible compare 41 42                      runs side by side
     crucible report --candidate 12 --baseline 11
     crucible export 7 -o ./models
+    crucible upload 42 ./out/final --step 1000  an outside run's checkpoint, resumable
+    crucible runs finish 42 --status finished
     crucible sync                               send metrics left on disk by an outage
 
 Exit status: 0 done, 1 the platform refused (its reasons on stderr) or a watched run did not
@@ -85,7 +87,9 @@ def token_for(url: str, username: str, password: str, team: str | None) -> str:
 
 
 def runs_list(args: argparse.Namespace) -> int:
-    rows = client().runs.list(team=args.team, state=args.state, experiment=args.experiment)
+    rows = client().runs.list(
+        team=args.team, state=args.state, experiment=args.experiment, filter=args.filter
+    )
     if args.json:
         show(rows)
         return 0
@@ -117,6 +121,18 @@ def watch(crucible: Crucible, run_id: int) -> int:
     reason = f": {final['failure_reason']}" if final.get("failure_reason") else ""
     print(f"run {run_id} {final['state']} at step {final['step']}{reason}")
     return 0 if final["state"] == "succeeded" else 1
+
+
+def runs_finish(args: argparse.Namespace) -> int:
+    run = client().runs.finish(args.run, args.status, args.reason)
+    print(f"run {run['id']} {run['state']}")
+    return 0
+
+
+def upload(args: argparse.Namespace) -> int:
+    checkpoint = client().runs.upload_checkpoint(args.run, Path(args.directory), args.step)
+    print(f"checkpoint {checkpoint['id']} of run {args.run} at step {checkpoint['step']}")
+    return 0
 
 
 def read_spec(path: str) -> Any:
@@ -205,8 +221,13 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--team")
     sub.add_argument("--state")
     sub.add_argument("--experiment", type=int)
+    sub.add_argument("--filter", help="e.g. 'metrics.reward/mean > 0.5 and tags.stage = sweep'")
     sub.add_argument("--json", action="store_true")
     command("watch", runs_watch, runs).add_argument("run", type=int)
+    sub = command("finish", runs_finish, runs, help="end an outside run")
+    sub.add_argument("run", type=int)
+    sub.add_argument("--status", choices=["finished", "failed", "killed"], default="finished")
+    sub.add_argument("--reason")
     experiments = commands.add_parser("experiments", help="launch experiments")
     sub = command("launch", experiments_launch, experiments.add_subparsers(required=True))
     sub.add_argument("-f", "--file", required=True, help="the experiment, YAML or JSON ('-': stdin)")
@@ -228,6 +249,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("checkpoint", type=int)
     sub.add_argument("-o", "--output", default=".")
     sub.add_argument("--adapter-only", action="store_true")
+    sub = command("upload", upload, help="upload a model directory as an outside run's checkpoint")
+    sub.add_argument("run", type=int)
+    sub.add_argument("directory")
+    sub.add_argument("--step", type=int, required=True)
     command("sync", sync_command, help="send metrics an outage left on disk")
     return top
 

@@ -11,6 +11,7 @@ import requests
 
 from crucible_client.schema_types import ApiError as ApiErrorBody
 
+API = "/api/v1"
 # Statuses a GET may be sent again after: the server restarting, or asking us to slow down.
 RETRIED_STATUSES = {429, 502, 503, 504}
 PAGE_SIZE = 100
@@ -58,6 +59,8 @@ class Http:
         *,
         params: Mapping[str, Any] | None = None,
         json: Any = None,
+        data: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
         stream: bool = False,
     ) -> requests.Response:
         """The response of a 2xx; ``ApiError`` otherwise. GETs are retried with backoff while
@@ -66,8 +69,8 @@ class Http:
         for attempt in range(attempts):
             try:
                 response = self.session.request(
-                    method, self.url + path, params=params, json=json, stream=stream,
-                    timeout=self.timeout_s,
+                    method, self.url + path, params=params, json=json, data=data,
+                    headers=headers, stream=stream, timeout=self.timeout_s,
                 )  # fmt: skip
             except requests.RequestException as error:
                 if attempt + 1 == attempts:

@@ -36,6 +36,9 @@ CheckStatusEnum: TypeAlias = "Literal['pass', 'fail', 'pending']"
 ClientMessageType: TypeAlias = "Literal['pause', 'resume', 'ping']"
 
 
+ConversationMessageRoleEnum: TypeAlias = "Literal['system', 'user', 'assistant', 'tool']"
+
+
 CurriculumInputRequest: TypeAlias = 'ExperimentCurriculumInputRequest | SavedCurriculumRequest'
 
 
@@ -43,6 +46,9 @@ DatasetEnum: TypeAlias = "Literal['gsm8k', 'humaneval']"
 
 
 DecisionEnum: TypeAlias = "Literal['approve', 'request_changes']"
+
+
+EndedByEnum: TypeAlias = "Literal['environment', 'max_turns', 'max_total_tokens', 'script']"
 
 
 ErrorTypeEnum: TypeAlias = "Literal['none', 'format_error', 'parse_error', 'schema_error', 'runtime_error', 'wrong_answer', 'timeout', 'memory_limit', 'output_limit', 'forbidden', 'length_limit', 'judge_rejected', 'sandbox_error', 'verifier_error']"
@@ -55,6 +61,9 @@ ExampleProposalStatusEnum: TypeAlias = "Literal['proposed', 'accepted', 'rejecte
 
 
 ExtractEnum: TypeAlias = "Literal['code_block', 'final_answer', 'final_answer_or_last_line', 'final_answer_or_last_number', 'full_text', 'json_block', 'json_object', 'last_number', 'python_block', 'sql_block', 'sql_statement']"
+
+
+FinishStatusEnum: TypeAlias = "Literal['failed', 'finished', 'killed']"
 
 
 FormatEnum: TypeAlias = "Literal['jsonl', 'csv', 'parquet']"
@@ -84,6 +93,9 @@ NameEnum: TypeAlias = "Literal['reward_vs_heldout', 'length_blowup', 'kl_spike',
 OutcomeEnum: TypeAlias = "Literal['collecting', 'successful', 'failed', 'inconclusive']"
 
 
+PoolVersionSourceEnum: TypeAlias = "Literal['generator', 'upload', 'dataset', 'edit', 'grading']"
+
+
 PromptFormatKindEnum: TypeAlias = "Literal['raw', 'chat']"
 
 
@@ -111,6 +123,9 @@ RunEventKindEnum: TypeAlias = "Literal['curriculum', 'pause', 'resume', 'budget'
 RunFrameType: TypeAlias = "Literal['history', 'points', 'run', 'events', 'paused']"
 
 
+RunSourceEnum: TypeAlias = "Literal['platform', 'external']"
+
+
 RunStateEnum: TypeAlias = "Literal['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled']"
 
 
@@ -126,9 +141,6 @@ SignalStateEnum: TypeAlias = "Literal['ok', 'warning', 'breached', 'unavailable'
 SocketFrameType: TypeAlias = "Literal['hello', 'pong', 'error', 'teams.changed']"
 
 
-SourceEnum: TypeAlias = "Literal['generator', 'upload', 'dataset', 'edit', 'grading']"
-
-
 SplitEnum: TypeAlias = "Literal['train', 'held_out']"
 
 
@@ -139,6 +151,9 @@ StrategyEnum: TypeAlias = "Literal['ddp', 'fsdp', 'deepspeed']"
 
 
 TypeEnum: TypeAlias = "Literal['int', 'float', 'bool', 'str', 'float_pair']"
+
+
+UploadStateEnum: TypeAlias = "Literal['open', 'complete']"
 
 
 VerdictEnum: TypeAlias = "Literal['improved', 'unchanged', 'regressed']"
@@ -154,6 +169,7 @@ class Algorithm(TypedDict):
     name: str
     summary: str
     fields: list[Hyperparameter]
+    min_prompts: int | None
 
 
 class Alias(TypedDict):
@@ -341,6 +357,11 @@ class Checkpoint(TypedDict):
     adapter: bool
 
 
+class ChunkResult(TypedDict):
+    path: str
+    received: int
+
+
 class CloneRequest(TypedDict):
     """A field a form or multipart body leaves out is left out, as in a JSON body."""
 
@@ -370,8 +391,9 @@ class CommentCreateRequest(TypedDict):
 
 class ComparedRun(TypedDict):
     id: int
-    experiment: int
+    experiment: int | None
     experiment_name: str
+    source: str
     number: int
     state: str
     step: int
@@ -387,6 +409,15 @@ class Comparison(TypedDict):
 class ConfigRow(TypedDict):
     path: str
     values: list[Any]
+
+
+class ConversationMessage(TypedDict):
+    role: ConversationMessageRoleEnum
+    content: str
+    tool_calls: NotRequired[list[ToolCall]]
+    tool_call_id: NotRequired[str]
+    name: NotRequired[str]
+    verdict: NotRequired[TurnVerdict]
 
 
 class CountedSeries(TypedDict):
@@ -536,6 +567,53 @@ class EditRequest(TypedDict):
     base: int
     remove: list[str]
     note: NotRequired[str]
+
+
+class EnvironmentKind(TypedDict):
+    name: str
+    label: str
+    description: str
+    family: str
+    tools: list[Tool]
+    default_limits: Limits
+
+
+class Episode(TypedDict):
+    environment: str
+    messages: list[ConversationMessage]
+    tools: list[Tool]
+    turns: int
+    turn_budget: int
+    ended_by: EndedByEnum
+    final_state: dict[str, Any]
+    verdict: EpisodeVerdict
+    seconds: float
+    spec_hash: str
+
+
+class EpisodePlaygroundRequest(TypedDict):
+    """A field a form or multipart body leaves out is left out, as in a JSON body."""
+
+    environment: str
+    script: list[str]
+    spec: NotRequired[VerifierSpec]
+    verifier_version: NotRequired[int]
+    expected: NotRequired[dict[str, Any]]
+    prompt: NotRequired[str]
+    task: NotRequired[int]
+    context: NotRequired[dict[str, Any]]
+    params: NotRequired[dict[str, Any]]
+
+
+class EpisodeVerdict(TypedDict):
+    """The verifier's verdict on the final state; timing and spec hash are the episode's."""
+
+    passed: bool
+    reward: float
+    parts: dict[str, float]
+    error_type: ErrorTypeEnum
+    extracted: str | None
+    layers: list[LayerVerdict]
 
 
 class EvalConfig(TypedDict):
@@ -931,6 +1009,13 @@ class FileSummary(TypedDict):
     suggested_mapping: dict[str, str]
 
 
+class FinishRequest(TypedDict):
+    """A field a form or multipart body leaves out is left out, as in a JSON body."""
+
+    status: FinishStatusEnum
+    reason: NotRequired[str]
+
+
 class FlagRequest(TypedDict):
     """A field a form or multipart body leaves out is left out, as in a JSON body."""
 
@@ -1207,6 +1292,12 @@ class LevelSuccess(TypedDict):
     tasks: int
 
 
+class Limits(TypedDict):
+    max_turns: int
+    max_tokens_per_turn: int
+    max_total_tokens: int
+
+
 class Lineage(TypedDict):
     checkpoint: NotRequired[int]
     step: NotRequired[int]
@@ -1350,6 +1441,20 @@ class Origin(TypedDict):
 class OriginInputRequest(TypedDict):
     curriculum: int
     revision: int
+
+
+class OutsideRunRequest(TypedDict):
+    """A field a form or multipart body leaves out is left out, as in a JSON body."""
+
+    team: str
+    resume: NotRequired[int]
+    name: NotRequired[str]
+    params: NotRequired[Any]
+    tags: NotRequired[dict[str, str]]
+    notes: NotRequired[str]
+    base_model: NotRequired[str]
+    experiment: NotRequired[int | None]
+    max_steps: NotRequired[int]
 
 
 class PaginatedAuditEventList(TypedDict):
@@ -1693,7 +1798,7 @@ class PoolVersion(TypedDict):
     family_slug: str
     number: int
     content_hash: str
-    source: SourceEnum
+    source: PoolVersionSourceEnum
     source_detail: dict[str, Any]
     held_out_fraction: float
     task_count: int
@@ -1792,6 +1897,7 @@ class Preset(TypedDict):
     summary: str
     source: str
     values: list[PresetValue]
+    measured: str
 
 
 class PresetValue(TypedDict):
@@ -2129,8 +2235,15 @@ class RolloutGroup(TypedDict):
 class Run(TypedDict):
     id: int
     team: str
-    experiment: int
-    experiment_name: str
+    experiment: int | None
+    experiment_name: str | None
+    title: str
+    source: RunSourceEnum
+    name: str
+    params: dict[str, Any]
+    tags: dict[str, str]
+    notes: str
+    base_model: str
     number: int
     state: RunStateEnum
     created_by: str
@@ -2201,8 +2314,15 @@ class RunList(TypedDict):
 
     id: int
     team: str
-    experiment: int
-    experiment_name: str
+    experiment: int | None
+    experiment_name: str | None
+    title: str
+    source: RunSourceEnum
+    name: str
+    params: dict[str, Any]
+    tags: dict[str, str]
+    notes: str
+    base_model: str
     number: int
     state: RunStateEnum
     created_by: str
@@ -2497,6 +2617,28 @@ class TokenCreateRequest(TypedDict):
     days: NotRequired[int]
 
 
+class Tool(TypedDict):
+    type: str
+    function: ToolFunction
+
+
+class ToolCall(TypedDict):
+    id: str
+    type: str
+    function: ToolCallFunction
+
+
+class ToolCallFunction(TypedDict):
+    name: str
+    arguments: str
+
+
+class ToolFunction(TypedDict):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
 class Totals(TypedDict):
     worker_seconds: float
     generated_tokens: int
@@ -2517,6 +2659,29 @@ class TrainingSignals(TypedDict):
     run_step: int
     step: int | None
     signals: list[Signal]
+
+
+class TurnVerdict(TypedDict):
+    error: str | None
+    info: dict[str, Any]
+
+
+class Upload(TypedDict):
+    id: int
+    run: int
+    step: int
+    state: UploadStateEnum
+    total_bytes: int
+    files: list[UploadFile]
+    checkpoint: int | None
+    created_at: str
+
+
+class UploadFile(TypedDict):
+    path: str
+    size: int
+    sha256: str
+    received: int
 
 
 class UploadOptionsRequest(TypedDict):
@@ -2553,6 +2718,13 @@ class UploadRequest(TypedDict):
     near_duplicates: NotRequired[bool]
     base: NotRequired[int]
     note: NotRequired[str]
+
+
+class UploadStartRequest(TypedDict):
+    """A field a form or multipart body leaves out is left out, as in a JSON body."""
+
+    step: int
+    files: list[Any]
 
 
 class UsageRow(TypedDict):

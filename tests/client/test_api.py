@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import requests
 from crucible_client import ApiError, Crucible, Unreachable
+from crucible_client.uploads import describe
 
 from tests.experiments.metrics_setup import make_run
+from training import tiny_models
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -86,3 +89,49 @@ def test_it_streams_points_and_catches_up_after_reconnecting(crucible, team, tok
         if steps[-1:] == [3]:
             break
     assert steps == [2, 3] and caught_up.seq > seq
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    return tiny_models.build("qwen2", tmp_path_factory.mktemp("outside") / "model", vocab_size=300)
+
+
+def test_an_outside_run_logs_uploads_a_checkpoint_is_found_and_finished(
+    crucible, team, model_dir
+):
+    run = crucible.runs.init(
+        team.slug, name="trl sweep", params={"lr": 0.001}, tags={"stage": "sweep"},
+        base_model="tiny-qwen2",
+    )  # fmt: skip
+    with crucible.runs.logger(run["id"], flush_interval_s=0) as logger:
+        for step in range(1, 4):
+            logger.log(step, {"reward/mean": step / 4})
+    assert logger.pending == 0
+    checkpoint = crucible.runs.upload_checkpoint(run["id"], model_dir, 3, progress=False)
+    assert checkpoint["step"] == 3
+    assert [c["id"] for c in crucible.runs.checkpoints(run["id"])] == [checkpoint["id"]]
+    found = crucible.runs.search("metrics.reward/mean > 0.5 and tags.stage = sweep")
+    assert [r["id"] for r in found] == [run["id"]]
+    assert crucible.runs.search("params.lr = 0.01") == []
+    assert crucible.runs.finish(run["id"], "finished")["state"] == "succeeded"
+
+
+def test_an_interrupted_upload_resumes_from_what_the_server_holds(crucible, team, model_dir):
+    run = crucible.runs.init(team.slug, name="resumed upload")
+    files = describe(model_dir)
+    body = {"step": 5, "files": files}
+    upload = crucible.http.post(f"/api/v1/runs/{run['id']}/checkpoint-uploads/", body)
+    first = max(files, key=lambda f: f["size"])  # a first chunk arrives, then the script dies
+    crucible.http.json(
+        "PUT", f"/api/v1/checkpoint-uploads/{upload['id']}/files/",
+        params={"path": first["path"], "offset": 0},
+        data=(model_dir / first["path"]).read_bytes()[:1000],
+        headers={"Content-Type": "application/octet-stream"},
+    )  # fmt: skip
+    checkpoint = crucible.runs.upload_checkpoint(
+        run["id"], model_dir, 5, chunk_bytes=64 * 1024, progress=False
+    )
+    assert checkpoint["step"] == 5
+    assert crucible.http.get(f"/api/v1/checkpoint-uploads/{upload['id']}/")["checkpoint"] == (
+        checkpoint["id"]
+    )  # the upload begun before is the one completed

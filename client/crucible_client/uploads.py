@@ -1,0 +1,85 @@
+"""Uploading a Hugging Face model directory as an outside run's checkpoint, in chunks and
+resumable: the server says how many bytes each file holds, and sending goes on from there, so
+an upload cut off (a network error, the script killed) continues where it stopped when the
+same directory is uploaded again at the same step."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, cast
+
+from tqdm import tqdm
+
+from crucible_client import schema_types as t
+from crucible_client.http import API, ApiError, Http
+
+CHUNK_BYTES = 8 * 1024 * 1024
+"""The endpoint's largest chunk."""
+
+
+def describe(directory: Path) -> list[dict[str, Any]]:
+    """Every file below ``directory`` as ``{path, size, sha256}``, paths relative, POSIX."""
+    files = []
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        digest = hashlib.sha256()
+        with open(path, "rb") as source:
+            for block in iter(lambda: source.read(1 << 20), b""):
+                digest.update(block)
+        relative = path.relative_to(directory).as_posix()
+        files.append({"path": relative, "size": path.stat().st_size, "sha256": digest.hexdigest()})
+    return files
+
+
+def upload_checkpoint(
+    http: Http,
+    run_id: int,
+    directory: Path | str,
+    step: int,
+    *,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: bool = True,
+) -> t.Checkpoint:
+    """Upload ``directory`` as the run's checkpoint at ``step`` and return the checkpoint."""
+    directory = Path(directory)
+    files = describe(directory)
+    start = {"step": step, "files": files}
+    upload = cast(t.Upload, http.post(f"{API}/runs/{int(run_id)}/checkpoint-uploads/", start))
+    where = f"{API}/checkpoint-uploads/{upload['id']}/"
+    received = {f["path"]: f["received"] for f in upload["files"]}
+    total = sum(f["size"] for f in files)
+    with tqdm(
+        total=total, initial=sum(received.values()), unit="B", unit_scale=True,
+        disable=not progress, desc=f"checkpoint of run {run_id}",
+    ) as bar:  # fmt: skip
+        for file in files:
+            send_file(http, where, directory / file["path"], file, received[file["path"]], chunk_bytes, bar)
+    return cast(t.Checkpoint, http.post(f"{where}complete/"))
+
+
+def send_file(
+    http: Http,
+    where: str,
+    path: Path,
+    file: dict[str, Any],
+    offset: int,
+    chunk_bytes: int,
+    bar: tqdm,
+) -> None:
+    with open(path, "rb") as source:
+        while offset < file["size"]:
+            source.seek(offset)
+            chunk = source.read(chunk_bytes)
+            try:
+                answer = http.json(
+                    "PUT", f"{where}files/", params={"path": file["path"], "offset": offset},
+                    data=chunk, headers={"Content-Type": "application/octet-stream"},
+                )  # fmt: skip
+            except ApiError as error:
+                if error.status != 409:
+                    raise
+                # Another sender got further (or less far): go on from what the server holds.
+                upload = http.get(where)
+                answer = next(f for f in upload["files"] if f["path"] == file["path"])
+            bar.update(answer["received"] - offset)
+            offset = answer["received"]
