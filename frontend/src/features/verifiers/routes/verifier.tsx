@@ -10,6 +10,7 @@ import { useDeleteVerifier } from "../api/delete-verifier";
 import { useVerifier } from "../api/get-verifier";
 import { useVerifierKinds } from "../api/get-verifier-kinds";
 import type { Verifier } from "../api/get-verifiers";
+import { EpisodePlayground } from "../components/episode-playground";
 import { ExamplesPanel } from "../components/examples-panel";
 import { Playground } from "../components/playground";
 import { ProposalsPanel } from "../components/proposals-panel";
@@ -21,6 +22,7 @@ import { BLANK_SPEC, specText, toDraft, toSpec, type Draft } from "../lib/spec";
 const TABS = [
   { path: "builder", label: "Builder" },
   { path: "playground", label: "Playground" },
+  { path: "episodes", label: "Episodes" },
   { path: "examples", label: "Examples" },
   { path: "versions", label: "Versions" },
 ] as const;
@@ -127,6 +129,7 @@ function VerifierPage({ verifier, tab }: { verifier: Verifier; tab: Tab }) {
           dirty={dirty}
         />
       )}
+      {tab === "episodes" && <EpisodePlayground team={verifier.team ?? ""} familyKind={verifier.family_kind} spec={toSpec(draft)} />}
       {tab === "examples" && (
         <div className="stack">
           <ProposalsPanel verifier={verifier} />
