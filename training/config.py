@@ -129,8 +129,9 @@ class BaseConfig:
     """Sampling parameters for rollouts; recorded with the run."""
     model: ModelConfig = field(default_factory=ModelConfig)
     """Which model to train."""
-    checkpoint_every: int = bounded(0, 0, 1_000_000)
-    """Save a checkpoint every this many steps (0 = only at the end)."""
+    checkpoint_every: int = bounded(50, 0, 1_000_000)
+    """Save a checkpoint every this many steps (0 = only at the end): a run whose worker is
+    lost resumes from its last one and repeats at most this many steps, not the whole run."""
     resume: bool = True
     """Resume from the store's latest checkpoint when one exists."""
     eval_every: int = bounded(0, 0, 1_000_000)

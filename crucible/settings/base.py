@@ -326,6 +326,8 @@ INSTALLED_APPS.append("drf_spectacular_sidecar")
 # --- task pools -------------------------------------------------------------------------
 # Extra family kinds: {"kind-name": "dotted.module.path"}, merged over the built-in ones.
 TASK_FAMILY_KINDS: dict[str, str] = {}
+# Extra environment kinds (multi-turn): {"kind-name": "dotted.module.path"}, likewise.
+ENVIRONMENT_KINDS: dict[str, str] = {}
 TASK_IMPORT_MAX_BYTES = env_int("TASK_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
 TASK_IMPORT_MAX_ROWS = env_int("TASK_IMPORT_MAX_ROWS", 1_000_000)
 # What the rows may take once decoded: a compressed (Parquet) file may be small on disk.

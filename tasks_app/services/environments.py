@@ -47,7 +47,7 @@ MAX_MESSAGE_CHARS = 20_000
 
 
 def extra_environments() -> dict[str, str]:
-    return dict(getattr(settings, "ENVIRONMENT_KINDS", {}))
+    return dict(settings.ENVIRONMENT_KINDS)
 
 
 def environment_kinds() -> list[dict[str, Any]]:
