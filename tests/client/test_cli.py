@@ -89,3 +89,18 @@ def test_it_is_a_console_command_that_says_when_nobody_logged_in(tmp_path):
         env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1 and "not logged in" in done.stderr
+
+
+def test_it_finds_and_finishes_an_outside_run(server, token, team, capsys):
+    main(["login", "--url", server.url, "--token", token])
+    crucible = Crucible(server.url, token)
+    kept = crucible.runs.init(team.slug, name="kept", tags={"stage": "sweep"})
+    crucible.runs.init(team.slug, name="other", tags={"stage": "final"})
+    capsys.readouterr()
+    assert main(["runs", "list", "--filter", "tags.stage = sweep", "--json"]) == 0
+    assert [r["id"] for r in json.loads(capsys.readouterr().out)] == [kept["id"]]
+    assert main(["runs", "list", "--filter", "tags.stage >"]) == 1
+    assert "filter" in capsys.readouterr().err
+    assert main(["runs", "finish", str(kept["id"]), "--status", "failed", "--reason", "oom"]) == 0
+    assert capsys.readouterr().out.strip() == f"run {kept['id']} failed"
+    assert crucible.runs.get(kept["id"])["failure_reason"] == "oom"

@@ -12,6 +12,7 @@ from crucible_client import Crucible, Spool
 from crucible_client.cli import main
 from crucible_client.config import save
 
+from experiments.models import Run
 from tests.experiments.metrics_setup import make_run
 from tests.training.test_tracking import language_model_rows, points_of, tiny_model
 from tests.web_server import free_port, serving_on_test_redis
@@ -95,7 +96,8 @@ def test_a_trainer_keeps_training_through_an_outage_and_every_step_lands(
 ):
     from transformers import Trainer, TrainerCallback, TrainingArguments
 
-    run = make_run(team)
+    crucible = Crucible(restartable.url, token)
+    outside = crucible.runs.init(team.slug, name="trainer through an outage", max_steps=6)
 
     class Outage(TrainerCallback):  # the server goes away after step 2, comes back after 5
         def on_step_end(self, args, state, control, **kwargs):  # type: ignore[no-untyped-def]
@@ -104,7 +106,7 @@ def test_a_trainer_keeps_training_through_an_outage_and_every_step_lands(
             if state.global_step == 5:
                 restartable.start()
 
-    client = CrucibleClient(restartable.url, token, run.pk, retries=1, backoff_s=0.1)
+    client = CrucibleClient(restartable.url, token, outside["id"], retries=1, backoff_s=0.1)
     model, tokenizer = tiny_model()
     rows = language_model_rows(tokenizer, 24, 8)
     args = TrainingArguments(
@@ -114,5 +116,7 @@ def test_a_trainer_keeps_training_through_an_outage_and_every_step_lands(
     )  # fmt: skip
     callbacks = [Outage(), CrucibleCallback(client, drain_timeout_s=60)]
     Trainer(model=model, args=args, train_dataset=rows, callbacks=callbacks).train()
+    run = Run.objects.get(pk=outside["id"])
     assert [step for step, _, _ in points_of(run)["loss"]] == [1, 2, 3, 4, 5, 6]
     assert Spool().pending(restartable.url, run.pk) == 0
+    assert crucible.runs.finish(run.pk)["step"] == 6
