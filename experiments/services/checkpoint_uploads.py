@@ -23,6 +23,8 @@ import hashlib
 import logging
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,6 @@ from rest_framework.exceptions import ValidationError
 
 from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors
-from training.model_info import describe
 
 from .. import catalogue
 from ..checkpoint_files import CHUNK_MAX_BYTES, check_files
@@ -44,6 +45,9 @@ from .recording import run_dir
 logger = logging.getLogger(__name__)
 
 HASH_CHUNK_BYTES = 1 << 20
+LOAD_CHECK_SECONDS = 120
+LOAD_CHECK = "import sys; from training.model_info import describe; describe(sys.argv[1])"
+"""Config and tokenizer through ``from_pretrained`` (no remote code), weights' headers read."""
 
 
 class UploadConflict(ValidationError):
@@ -214,10 +218,22 @@ def _check_loads(root: Path) -> None:
         raise field_errors([("files", why + "a tokenizer")])
     if not any(root.glob("*.safetensors")):
         raise field_errors([("files", "no weights: a model directory has *.safetensors files")])
+    # In a child process, time-limited and given no secrets: the files are the caller's, and
+    # a hostile tokenizer or config must not stall or bloat the web process.
+    command = [sys.executable, "-c", LOAD_CHECK, str(root)]
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(settings.BASE_DIR),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HOME": str(root)}  # fmt: skip
     try:
-        describe(root)
-    except Exception as exc:  # noqa: BLE001 - whatever from_pretrained says, the caller is told
-        raise field_errors([("files", f"the directory does not load: {str(exc)[:300]}")]) from exc
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=LOAD_CHECK_SECONDS, env=env,
+            cwd=settings.BASE_DIR, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as exc:
+        why = f"the directory took over {LOAD_CHECK_SECONDS} s to load"
+        raise field_errors([("files", why)]) from exc
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["it could not be read"])[-1]
+        raise field_errors([("files", f"the directory does not load: {last[:300]}")])
 
 
 def _metrics_at(run: Run, step: int) -> dict[str, float | None]:

@@ -203,3 +203,22 @@ def test_only_editors_of_the_team_upload(api, client_for, teammate, outsider, ru
         assert client.get(f"/api/v1/checkpoint-uploads/{upload_id}/").status_code == code
         assert put(client, upload_id, "config.json", 0, b"{}").status_code == code
         assert client.post(f"/api/v1/checkpoint-uploads/{upload_id}/complete/").status_code == code
+
+
+def test_a_directory_that_does_not_load_is_refused_with_what_from_pretrained_said(api, run_id):
+    contents = {
+        "config.json": b'{"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2"}',
+        "tokenizer.json": b"not a tokenizer",
+        "model.safetensors": b"not weights",
+    }
+    files = [
+        {"path": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        for name, data in contents.items()
+    ]
+    upload_id = start(api, run_id, files).json()["id"]
+    for name, data in contents.items():
+        assert put(api, upload_id, name, 0, data).status_code == 200
+    refused = api.post(f"/api/v1/checkpoint-uploads/{upload_id}/complete/")
+    assert refused.status_code == 400 and "does not load" in errors(refused)["files"]
+    assert not Checkpoint.objects.exists()
+    assert CheckpointUpload.objects.get(pk=upload_id).state == "open"
