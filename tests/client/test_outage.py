@@ -4,11 +4,14 @@ on the platform, sent by the background thread or by ``crucible sync``."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from crucible_client import Crucible, Spool
+from crucible_client import Crucible, RunStream, Spool
 from crucible_client.cli import main
 from crucible_client.config import save
 
@@ -78,10 +81,13 @@ def test_it_queues_steps_while_the_server_is_down_and_sends_them_when_it_is_back
     restartable, token, team
 ):
     run = make_run(team)
-    logger = Crucible(restartable.url, token).runs.logger(run.pk, flush_interval_s=0)
+    crucible = Crucible(restartable.url, token)
+    logger = crucible.runs.logger(run.pk, flush_interval_s=0)
     for step in range(1, 4):
         logger.log(step, {"reward": step / 10})
     assert logger.drain.wait(30)
+    stream, seen = follow(crucible, run.pk, until_step=8)
+    wait_for(lambda: seen[-1:] == [3])
     restartable.stop()
     for step in range(4, 9):  # not one of these calls raises or blocks on the network
         logger.log(step, {"reward": step / 10})
@@ -89,6 +95,32 @@ def test_it_queues_steps_while_the_server_is_down_and_sends_them_when_it_is_back
     restartable.start()
     assert logger.close(timeout_s=60)
     assert [step for step, _, _ in points_of(run)["reward"]] == list(range(1, 9))
+    # The socket was cut with the server, came back with ?since= and missed nothing.
+    wait_for(lambda: seen[-1:] == [8])
+    assert sorted(set(seen)) == list(range(1, 9)) and stream.reconnects >= 1
+
+
+def follow(crucible: Crucible, run_id: int, until_step: int) -> tuple[RunStream, list[int]]:
+    """The run's socket read in a thread: the reward steps it receives, in order."""
+    stream = crucible.runs.stream(run_id, reconnect_for_s=120)
+    seen: list[int] = []
+
+    def read() -> None:
+        for frame in stream.frames(until_finished=False):
+            if frame["type"] in ("history", "points"):
+                seen.extend(frame["points"].get("reward", {}).get("step", []))
+            if until_step in seen:
+                return
+
+    threading.Thread(target=read, daemon=True).start()
+    return stream, seen
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
 
 
 def test_a_trainer_keeps_training_through_an_outage_and_every_step_lands(
