@@ -1,6 +1,7 @@
 import "./run-status.css";
 
-/** Steps done out of the total, as a bar and "37 / 100". */
+/** Steps done out of the total, as a bar and "37 / 100" ("step 37" when the total is unknown:
+ * an outside run's trainer may not say it). */
 export function ProgressBar({
   value,
   max,
@@ -27,14 +28,14 @@ export function ProgressBar({
         aria-valuemin={0}
         aria-valuemax={max}
         aria-valuenow={value}
-        aria-valuetext={`step ${value} of ${max}`}
+        aria-valuetext={max > 0 ? `step ${value} of ${max}` : `step ${value}`}
         data-state={state}
       >
         <span className="progress-fill" style={{ width: `${percent}%` }} />
       </span>
       {showText && (
         <span className="progress-text">
-          {value} / {max}
+          {max > 0 ? `${value} / ${max}` : `step ${value}`}
         </span>
       )}
     </span>

@@ -47,3 +47,12 @@ describe("an outside run", () => {
     expect(screen.queryByRole("alert")).toBeNull();
   });
 });
+
+describe("an outside run of unknown length", () => {
+  it("counts its steps without a total", () => {
+    const run = { ...OUTSIDE, max_steps: 0, step: 37 };
+    renderWithProviders(<RunsTable runs={[run]} selected={new Set()} onToggle={() => {}} now={NOW} />);
+    expect(screen.getByRole("progressbar", { name: "trl-grpo #2 progress" })).toHaveAttribute("aria-valuetext", "step 37");
+    expect(screen.getByText("step 37")).toBeInTheDocument();
+  });
+});
