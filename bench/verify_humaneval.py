@@ -232,6 +232,7 @@ def main() -> None:
         "group": group,
         "ours_correct": sum(a == b for a, b in zip(ours["verdicts"], expected, strict=True)),
         "anchor_correct": sum(a == b for a, b in zip(theirs["verdicts"], expected, strict=True)),
+        "ours_wrong": wrong(items, ours["verdicts"]),
         "ours_p50_ms": round(ours["p50_ms"], 1),
         "ours_p99_ms": round(ours["p99_ms"], 1),
         "anchor_p50_ms": round(theirs["p50_ms"], 1),
@@ -251,6 +252,15 @@ def main() -> None:
         **trusted_figures(timings.get("trusted"), ours, expected, skipped),
     }
     print(json.dumps(line))
+
+
+def wrong(items: list[Item], verdicts: list[bool]) -> list[str]:
+    """Task ids (with the expected verdict) where a side's first timed pass was wrong."""
+    return [
+        f"{item[0]['task_id']}:{'pass' if item[2] else 'fail'}"
+        for item, verdict in zip(items, verdicts, strict=True)
+        if verdict != item[2]
+    ]
 
 
 def trusted_figures(
