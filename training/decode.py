@@ -175,16 +175,22 @@ class DecodeGenerator(PromptEncoder):
         )
 
     def _forward(self, forward, ids, positions, allowed, cache) -> torch.Tensor:
-        """`allowed` (b, q, S) bool becomes the 4-D mask the attention kernel takes as is."""
-        out = forward(
-            input_ids=ids,
-            attention_mask=attention_mask(allowed[:, None], self.model),
-            position_ids=positions,
-            cache=cache,
-            use_cache=True,
-            logits_to_keep=1,
-        )
-        return out.logits[:, -1].float()
+        return forward_logits(self.model, forward, ids, positions, allowed, cache)
+
+
+def forward_logits(model, forward, ids, positions, allowed, cache) -> torch.Tensor:
+    """`forward` (the model's, or a compiled one) on `ids` at `positions` into `cache`; the
+    last position's logits (b, V) in float32. `allowed` (b, q, S) bool becomes the 4-D mask
+    the attention kernel takes as is."""
+    out = forward(
+        input_ids=ids,
+        attention_mask=attention_mask(allowed[:, None], model),
+        position_ids=positions,
+        cache=cache,
+        use_cache=True,
+        logits_to_keep=1,
+    )
+    return out.logits[:, -1].float()
 
 
 def attention_mask(allowed: torch.Tensor, model: PreTrainedModel) -> torch.Tensor:
@@ -209,8 +215,11 @@ def expand_cache(cache: StaticCache, index: torch.Tensor) -> None:
         layer.batch_size = len(index)
 
 
-def sample(logits: torch.Tensor, sampling: SamplingConfig) -> tuple[torch.Tensor, torch.Tensor]:
-    """One token per row from (b, V) float logits, and its log-probability (b,).
+def sample(
+    logits: torch.Tensor, sampling: SamplingConfig, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One token per row from (b, V) float logits, and its log-probability (b,), drawn from
+    ``generator`` (None: torch's global one).
 
     The log-probability is the token's under softmax(logits / temperature), before top-k /
     top-p: the distribution the training forward pass scores (`completion_logits`), as
@@ -221,17 +230,20 @@ def sample(logits: torch.Tensor, sampling: SamplingConfig) -> tuple[torch.Tensor
         return tokens, logits.log_softmax(dim=-1).gather(1, tokens[:, None]).squeeze(1)
     scaled = logits / sampling.temperature
     probs = filter_logits(scaled, sampling.top_k, sampling.top_p).softmax(dim=-1)
-    tokens = inverse_cdf_sample(probs)
+    tokens = inverse_cdf_sample(probs, generator)
     return tokens, scaled.log_softmax(dim=-1).gather(1, tokens[:, None]).squeeze(1)
 
 
-def inverse_cdf_sample(probs: torch.Tensor) -> torch.Tensor:
+def inverse_cdf_sample(
+    probs: torch.Tensor, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """One index per row of (b, V) probabilities: the first whose cumulative probability
     exceeds a uniform draw. The same categorical as `torch.multinomial`, from b random numbers
     instead of the b x V exponentials multinomial draws on a CPU."""
     cdf = probs.cumsum(dim=-1)  # (b, V)
     total = cdf[:, -1:]
-    draw = torch.rand(len(probs), 1, device=probs.device, dtype=cdf.dtype) * total
+    draw = torch.rand(len(probs), 1, generator=generator, device=probs.device, dtype=cdf.dtype)
+    draw = draw * total
     draw = torch.minimum(draw, total.nextafter(torch.zeros_like(total)))  # rounding up to total
     # right=True: the first cdf above the draw; a zero-probability token repeats its left
     # neighbour's cdf, so it is never that one

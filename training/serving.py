@@ -5,7 +5,11 @@ generation thread: it waits for a first request, gathers what else arrives withi
 ``batch_wait_s`` (up to ``max_batch``), and runs each group of requests that share their
 sampling settings as one batch through a ``Generator`` (the engine's decode loop by
 default). A full queue refuses at once with ``QueueFull`` and how long to wait before
-retrying, estimated from recent batch times. Answers are handed to ``on_done`` on a
+retrying, estimated from recent batch times. With the engine's decode loop
+(``DecodeGenerator``) the batch is continuous instead (``Continuous``): a request waits only
+for the next token boundary, where it is prefilled and joins the rows being decoded
+(``training.continuous``), up to ``max_batch`` requests at once, and is answered as soon as
+its own completions end. Answers are handed to ``on_done`` on a
 separate thread, in batches, so whatever the caller does with them (logging, verifying)
 never holds up generation.
 
@@ -16,7 +20,9 @@ completion token, and another encoding than the server's own (``encoding``: the 
 or the chat template with another system prompt; ``generator_for`` makes the generator).
 
 ``ServingHTTP`` puts it on a socket: ``POST /generate`` with ``{prompt, max_new_tokens,
-temperature, top_p, n, seed, stop, logprobs, encoding, timeout_s, meta, shadow}`` answers ``200`` with the completion, ``202`` for a
+temperature, top_p, n, seed, stop, logprobs, encoding, timeout_s, meta, shadow, stream}``
+answers ``200`` with the completion (with ``stream``: chunked JSON lines, ``{"index", "text"}``
+as each completion grows, then the answer with ``"done": true``), ``202`` for a
 shadow request (queued; nobody waits for it), ``503`` with ``Retry-After`` when the queue is
 full, ``504`` when the answer did not come within ``timeout_s``, ``400`` for a malformed body;
 ``GET /health`` answers what the server holds and how full its queue is.
@@ -51,7 +57,10 @@ from typing import Any
 import torch
 
 from training.config import SamplingConfig
-from training.generation import Generator
+from training.continuous import RunningBatch
+from training.decode import DecodeGenerator, sample
+from training.generation import Generator, generator_stops
+from training.prompting import encode_batch
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +103,11 @@ class Pending:
     logprobs: bool = False
     encoding: tuple[str, str | None] | None = None
     """(kind, system prompt) to encode the prompt with; None: the server's generator's."""
+    stream: bool = False
+    """Hand each completion's text to ``events`` as it is generated."""
+    events: queue.SimpleQueue[dict[str, Any] | None] = field(default_factory=queue.SimpleQueue)
+    """While streaming: ``{"index", "text"}`` for each new piece of a completion's text,
+    then None once the request is answered (``done``)."""
     received: float = field(default_factory=time.monotonic)
     completion: str = ""
     """The first completion (the only one unless ``n`` > 1)."""
@@ -189,7 +203,10 @@ class BatchingServer:
         return self._queue.qsize()
 
     def start(self) -> None:
-        for target, name in ((self._generate_loop, "generate"), (self._done_loop, "answered")):
+        generate = self._generate_loop
+        if isinstance(self.generator, DecodeGenerator):
+            generate = Continuous(self).loop
+        for target, name in ((generate, "generate"), (self._done_loop, "answered")):
             thread = threading.Thread(target=target, name=f"serving-{name}", daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -276,6 +293,8 @@ class BatchingServer:
             else:
                 self.served += 1
             pending.done.set()
+            if pending.stream:
+                pending.events.put(None)
         self._done.put(group)
 
     def _done_loop(self) -> None:
@@ -307,6 +326,244 @@ class BatchingServer:
                 logger.exception("serving.on_done_failed")
 
 
+@dataclass
+class _Row:
+    """One completion being decoded: its request, which of its ``n`` it is, its tokens."""
+
+    request: _Admitted
+    index: int
+    ids: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    sent: int = 0
+    """Characters of its text already streamed."""
+    made: dict[str, Any] | None = None
+    """The finished choice."""
+
+
+@dataclass
+class _Admitted:
+    """A request in the running batch: how its rows are encoded, stopped and sampled."""
+
+    pending: Pending
+    generator: DecodeGenerator
+    stops: frozenset[int]
+    sampling: SamplingConfig
+    rng: torch.Generator
+    started: float
+    batch_size: int
+    prompt_tokens: int = 0
+    rows: list[_Row] = field(default_factory=list)
+
+
+class Continuous:
+    """``server``'s generation thread with continuous batching (``training.continuous``):
+    between two tokens, queued requests are prefilled and join the rows being decoded, while
+    at most ``max_batch`` requests decode at once; a row leaves at its stop token, its
+    ``max_new_tokens`` or a stop string, and a request is answered as its last row leaves.
+    Each request samples from a generator of its own (seeded by its ``seed``, or by the
+    server's running seed), so what it draws does not depend on who shares its batch."""
+
+    def __init__(self, server: BatchingServer) -> None:
+        self.server = server
+        generator = server.generator
+        assert isinstance(generator, DecodeGenerator)
+        self.model = generator.model
+        self.batch = RunningBatch(self.model)
+        self.rows: list[_Row] = []
+        self.logits: torch.Tensor | None = None  # (rows, V): what each row samples next
+        self.seeded = 0
+
+    def loop(self) -> None:
+        server = self.server
+        while not server._stop.is_set():
+            self.admit(self.take())
+            if not self.rows:
+                continue
+            try:
+                self.advance()
+            except Exception as exc:  # noqa: BLE001 - the batch's callers get the reason
+                logger.exception("serving.generation_failed")
+                self.fail_all(f"generation failed: {type(exc).__name__}: {exc}"[:500])
+        self.fail_all("the server stopped before answering")
+
+    def take(self) -> list[Pending]:
+        """Queued requests that fit in the batch: waiting for a first one when idle (and
+        ``batch_wait_s`` for company), none when full."""
+        server = self.server
+        running = len({id(row.request) for row in self.rows})
+        room = server.max_batch - running
+        taken: list[Pending] = []
+        if room <= 0:
+            return taken
+        if running == 0:
+            try:
+                taken.append(server._queue.get(timeout=0.2))
+            except queue.Empty:
+                return taken
+            deadline = time.monotonic() + server.batch_wait_s
+            while len(taken) < room and (left := deadline - time.monotonic()) > 0:
+                try:
+                    taken.append(server._queue.get(timeout=left))
+                except queue.Empty:
+                    break
+        while len(taken) < room:
+            try:
+                taken.append(server._queue.get_nowait())
+            except queue.Empty:
+                break
+        return taken
+
+    def admit(self, taken: list[Pending]) -> None:
+        """Prefill ``taken`` (those sharing an encoding and ``n`` together) into the batch."""
+        groups: dict[tuple[Any, ...], list[_Admitted]] = {}
+        for pending in taken:
+            admitted = self.admitted(pending, len(taken))
+            if admitted is not None:
+                key = (id(admitted.generator), pending.n)
+                groups.setdefault(key, []).append(admitted)
+        for group in groups.values():
+            generator = group[0].generator
+            try:
+                enc = encode_batch(
+                    generator.tokenizer, [a.pending.prompt for a in group], generator.prompt_format
+                )
+                logits = self.batch.admit(enc["input_ids"], enc["attention_mask"], group[0].pending.n)
+            except Exception as exc:  # noqa: BLE001 - these callers get the reason
+                logger.exception("serving.generation_failed")
+                error = f"generation failed: {type(exc).__name__}: {exc}"[:500]
+                self.server._finish([a.pending for a in group], error=error)
+                continue
+            for i, admitted in enumerate(group):
+                admitted.prompt_tokens = int(enc["attention_mask"][i].sum())
+                admitted.rows = [_Row(admitted, c) for c in range(admitted.pending.n)]
+                self.rows.extend(admitted.rows)
+            self.logits = logits if self.logits is None else torch.cat([self.logits, logits])
+
+    def admitted(self, pending: Pending, arriving: int) -> _Admitted | None:
+        """How ``pending`` is decoded; None when it cannot join (it is answered otherwise)."""
+        server = self.server
+        try:
+            generator = server._generator(pending.encoding)
+        except Exception as exc:  # noqa: BLE001 - the caller gets the reason
+            server._finish([pending], error=f"generation failed: {type(exc).__name__}: {exc}"[:500])
+            return None
+        if not isinstance(generator, DecodeGenerator) or generator.model is not self.model:
+            server._run([pending])  # another model's generator: generated on its own
+            return None
+        seed = pending.seed
+        if seed is None:
+            seed, self.seeded = server.seed + server.served + self.seeded, self.seeded + 1
+        stops = generator_stops(self.model, generator.tokenizer, generator.prompt_format)
+        sampling = SamplingConfig(
+            max_new_tokens=pending.max_new_tokens, temperature=pending.temperature,
+            top_p=pending.top_p,
+        )  # fmt: skip
+        running = len({id(row.request) for row in self.rows})
+        return _Admitted(
+            pending, generator, frozenset(stops), sampling,
+            torch.Generator(device=self.batch.device).manual_seed(seed), time.monotonic(),
+            running + arriving,
+        )  # fmt: skip
+
+    def advance(self) -> None:
+        """Sample every row's next token, let finished rows leave, and step the rest."""
+        assert self.logits is not None
+        tokens, logps = self.sample(self.logits)
+        kept = []
+        for i, (row, token, logp) in enumerate(
+            zip(self.rows, tokens.tolist(), logps.tolist(), strict=True)
+        ):
+            row.ids.append(token)
+            row.logprobs.append(logp)
+            if not self.finished(row):
+                kept.append(i)
+        index = torch.tensor(kept, dtype=torch.long)
+        self.rows = [self.rows[i] for i in kept]
+        self.batch.keep(index)
+        self.logits = self.batch.step(tokens[index]) if self.rows else None
+
+    def sample(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(rows,) tokens and their log-probs: greedy rows at once, the others per request."""
+        tokens = logits.argmax(dim=-1)
+        logps = logits.log_softmax(dim=-1).gather(1, tokens[:, None]).squeeze(1)
+        sampled: dict[int, tuple[_Admitted, list[int]]] = {}
+        for i, row in enumerate(self.rows):
+            if row.request.sampling.temperature > 0:
+                sampled.setdefault(id(row.request), (row.request, []))[1].append(i)
+        for request, rows in sampled.values():
+            at = torch.tensor(rows, dtype=torch.long, device=logits.device)
+            tokens[at], logps[at] = sample(logits[at], request.sampling, request.rng)
+        return tokens, logps
+
+    def finished(self, row: _Row) -> bool:
+        """Whether ``row`` is done (then its choice is made); streams its new text."""
+        request = row.request
+        pending, tokenizer = request.pending, request.generator.tokenizer
+        ended = row.ids[-1] in request.stops
+        full = len(row.ids) >= pending.max_new_tokens
+        text: str | None = None
+        if pending.stream or pending.stop:
+            text = _decoded(tokenizer, row.ids)
+            ended = ended or first_stop(text, pending.stop) >= 0
+        if not (ended or full):
+            if pending.stream and text is not None:
+                self.stream(row, _settled(text, pending.stop))
+            return False
+        if text is None:
+            text = _decoded(tokenizer, row.ids)
+        row.made = choice(tokenizer, text, row.ids, row.logprobs,
+                          row.ids[-1] not in request.stops, pending)  # fmt: skip
+        if pending.stream:
+            self.stream(row, row.made["text"])
+        if all(r.made is not None for r in request.rows):
+            self.answer(request)
+        return True
+
+    def stream(self, row: _Row, text: str) -> None:
+        if len(text) > row.sent:
+            row.request.pending.events.put({"index": row.index, "text": text[row.sent :]})
+            row.sent = len(text)
+
+    def answer(self, request: _Admitted) -> None:
+        pending, now = request.pending, time.monotonic()
+        pending.choices = [row.made for row in request.rows if row.made is not None]
+        pending.prompt_tokens = request.prompt_tokens
+        pending.completion = pending.choices[0]["text"]
+        pending.output_tokens = sum(c["output_tokens"] for c in pending.choices)
+        pending.truncated = pending.choices[0]["finish_reason"] == "length"
+        pending.queue_ms = (request.started - pending.received) * 1000
+        pending.generation_ms = (now - request.started) * 1000
+        pending.batch_size = request.batch_size
+        self.server._batch_seconds.append(now - request.started)
+        self.server._finish([pending])
+
+    def fail_all(self, error: str) -> None:
+        """Answer every request in the batch with ``error`` and start an empty batch."""
+        requests = {id(row.request): row.request.pending for row in self.rows}
+        self.rows, self.logits = [], None
+        self.batch = RunningBatch(self.model)
+        if requests:
+            self.server._finish(list(requests.values()), error=error)
+
+
+def _decoded(tokenizer: Any, ids: list[int]) -> str:
+    """``ids`` as text, special tokens left out, as ``finish_rollout`` decodes."""
+    return str(tokenizer.decode(ids, skip_special_tokens=True))
+
+
+def _settled(text: str, stops: tuple[str, ...]) -> str:
+    """What of ``text`` can be streamed already: not a character that may still be half
+    decoded, nor an end that may be the start of a stop string."""
+    text = text.rstrip("\ufffd")
+    hold = 0
+    for stop in stops:
+        for size in range(min(len(stop) - 1, len(text)), hold, -1):
+            if text.endswith(stop[:size]):
+                hold = size
+                break
+    return text[: len(text) - hold]
+
+
 def _groups(batch: list[Pending]) -> list[list[Pending]]:
     """The batch split by sampling settings (and seed and encoding), each group generated
     together."""
@@ -318,31 +575,51 @@ def _groups(batch: list[Pending]) -> list[list[Pending]]:
 
 
 def _choice(generator: Generator, rollout: Any, row: int, pending: Pending) -> dict[str, Any]:
-    """Completion ``row`` of ``rollout``, cut before ``pending``'s first stop string, with
-    its tokens' log-probabilities when asked (and the generator has a tokenizer to name them)."""
-    text = rollout.texts[row]
+    """Completion ``row`` of ``rollout`` as ``choice`` makes it."""
     length = int(rollout.completion_mask[row].sum())
-    cut = min((at for at in (text.find(s) for s in pending.stop) if at >= 0), default=-1)
-    truncated = bool(rollout.truncated[row]) and cut < 0
-    tokenizer = getattr(generator, "tokenizer", None)
-    choice: dict[str, Any] = {
-        "text": text if cut < 0 else text[:cut], "output_tokens": length,
+    logprobs = None if rollout.logprobs is None else rollout.logprobs[row, :length].tolist()
+    return choice(
+        getattr(generator, "tokenizer", None), rollout.texts[row],
+        rollout.completion_ids[row, :length].tolist(), logprobs, bool(rollout.truncated[row]),
+        pending,
+    )  # fmt: skip
+
+
+def choice(
+    tokenizer: Any,
+    text: str,
+    ids: list[int],
+    logprobs: list[float] | None,
+    truncated: bool,
+    pending: Pending,
+) -> dict[str, Any]:
+    """A completion (``text`` from token ``ids``, stop token included), cut before
+    ``pending``'s first stop string, with its tokens' log-probabilities when asked (and there
+    is a tokenizer to name them)."""
+    cut = first_stop(text, pending.stop)
+    truncated = truncated and cut < 0
+    made: dict[str, Any] = {
+        "text": text if cut < 0 else text[:cut], "output_tokens": len(ids),
         "finish_reason": "length" if truncated else "stop",
     }  # fmt: skip
     if tokenizer is None or not (pending.logprobs or cut >= 0):
-        return choice
-    ids = rollout.completion_ids[row, :length].tolist()
+        return made
     tokens = [tokenizer.decode([i], skip_special_tokens=True) for i in ids]
     if cut >= 0:  # the tokens the kept text is made of
         kept, seen = 0, 0
         while kept < len(tokens) and seen < cut:
             seen += len(tokens[kept])
             kept += 1
-        tokens, choice["output_tokens"] = tokens[:kept], kept
-    if pending.logprobs and rollout.logprobs is not None:
-        values = rollout.logprobs[row, : len(tokens)].tolist()
-        choice["logprobs"] = {"tokens": tokens, "token_logprobs": [float(v) for v in values]}
-    return choice
+        tokens, made["output_tokens"] = tokens[:kept], kept
+    if pending.logprobs and logprobs is not None:
+        values = logprobs[: len(tokens)]
+        made["logprobs"] = {"tokens": tokens, "token_logprobs": [float(v) for v in values]}
+    return made
+
+
+def first_stop(text: str, stops: tuple[str, ...]) -> int:
+    """Where the first of ``stops`` starts in ``text``; -1 when none is there."""
+    return min((at for at in (text.find(s) for s in stops) if at >= 0), default=-1)
 
 
 # --- HTTP -------------------------------------------------------------------------------------
@@ -493,6 +770,7 @@ class ServingHTTP:
             top_p=_number(body, "top_p", 1.0, 0.0, 1.0), n=_whole(body, "n", 1, 1, MAX_N),
             seed=_whole(body, "seed", None, 0, MAX_SEED), stop=_stops(body.get("stop")),
             logprobs=body.get("logprobs", False) is True, encoding=_encoding(body.get("encoding")),
+            stream=body.get("stream", False) is True and not body.get("shadow"),
         )  # fmt: skip
         return pending, float(timeout)
 
@@ -631,6 +909,9 @@ class _Handler(BaseHTTPRequestHandler):
         if pending.shadow:
             self._send(HTTPStatus.ACCEPTED, {"detail": "queued"})
             return
+        if pending.stream:
+            self._stream(pending, timeout)
+            return
         if not pending.done.wait(timeout):
             pending.meta = {**pending.meta, "abandoned": True}
             detail = f"no answer within {timeout:g} s"
@@ -640,6 +921,36 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR, {"detail": pending.error})
             return
         self._send(HTTPStatus.OK, pending.answer())
+
+    def _stream(self, pending: Pending, timeout: float) -> None:
+        """The answer as chunked JSON lines: ``{"index", "text"}`` as each completion grows,
+        then the whole answer with ``"done": true`` (or ``{"error", "status"}``)."""
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                event = pending.events.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                pending.meta = {**pending.meta, "abandoned": True}
+                event = {"error": f"no answer within {timeout:g} s", "status": 504}
+            if event is None:
+                event = {"done": True, **pending.answer()}
+                if pending.error is not None:
+                    event = {"error": pending.error, "status": 500}
+            try:
+                self._chunk(json.dumps(event).encode() + b"\n")
+                if "index" not in event:
+                    self._chunk(b"")
+                    return
+            except OSError:  # the platform hung up; the answer is still logged
+                self.close_connection = True
+                return
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
 
     def _send(
         self,

@@ -338,3 +338,76 @@ def test_it_refuses_sampling_settings_out_of_range(generator, body, field) -> No
     with pytest.raises(ValueError, match=f"^{field}:"):
         http.parse({"prompt": "12", **body})
     http.httpd.server_close()
+
+
+def test_requests_arriving_while_others_decode_join_and_answer_as_alone(generator) -> None:  # type: ignore[no-untyped-def]
+    server = BatchingServer(generator, max_batch=4, max_queue=32, batch_wait_s=0.0)
+    server.start()
+    digits_asked = ("31", "42", "953", "7210", "66", "18", "123456", "5", "804", "2931")
+    prompts = [digits.make_item(d).prompt for d in digits_asked]
+    answered: dict[int, Pending] = {}
+
+    def client(i: int) -> None:
+        time.sleep(0.003 * i)  # arriving one after another, while earlier ones decode
+        pending = server.submit(Pending(prompts[i], 6 + i % 7, 0.0))
+        assert pending.done.wait(60)
+        answered[i] = pending
+
+    try:
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(len(prompts))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        server.stop()
+    for i, prompt in enumerate(prompts):
+        sampling = SamplingConfig(max_new_tokens=6 + i % 7, temperature=0.0)
+        assert answered[i].error is None
+        assert answered[i].completion == generator.generate([prompt], sampling).texts[0]
+    assert max(p.batch_size for p in answered.values()) > 1  # they shared the running batch
+    assert max(p.batch_size for p in answered.values()) <= 4  # never past max_batch
+
+
+def test_it_streams_each_completion_as_it_is_generated(generator) -> None:  # type: ignore[no-untyped-def]
+    server = BatchingServer(generator, max_batch=4)
+    http = ServingHTTP(server)
+    server.start()
+    http.start()
+    try:
+        body = {"prompt": digits.make_item("953271").prompt, "max_new_tokens": 10, "n": 2,
+                "temperature": 1.0, "seed": 3, "stream": True}  # fmt: skip
+        request = urllib.request.Request(f"{http.address}/generate", json.dumps(body).encode())
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.headers["Transfer-Encoding"] == "chunked"
+            events = [json.loads(line) for line in answer]  # urllib undoes the chunking
+        status, whole, _ = post(http.address, {**body, "stream": False})
+    finally:
+        http.stop()
+        server.stop()
+    pieces, last = events[:-1], events[-1]
+    assert last["done"] is True and status == 200
+    assert [c["text"] for c in last["choices"]] == [c["text"] for c in whole["choices"]]
+    for index in (0, 1):
+        streamed = "".join(e["text"] for e in pieces if e["index"] == index)
+        assert streamed == last["choices"][index]["text"]
+    assert len(pieces) >= 2 and all(e["text"] for e in pieces)  # token by token, not at once
+
+
+def test_a_stream_stops_at_a_stop_string_and_never_sends_past_it(generator) -> None:  # type: ignore[no-untyped-def]
+    prompt = digits.make_item("9753").prompt
+    greedy = generator.generate([prompt], SamplingConfig(max_new_tokens=10, temperature=0.0))
+    text = greedy.texts[0]
+    assert len(text) > 2
+    server = BatchingServer(generator)
+    server.start()
+    try:
+        pending = server.submit(Pending(prompt, 10, 0.0, stop=(text[1:3],), stream=True))
+        assert pending.done.wait(30) and pending.error is None
+    finally:
+        server.stop()
+    pieces = []
+    while (event := pending.events.get(timeout=1)) is not None:
+        pieces.append(event["text"])
+    assert "".join(pieces) == pending.completion == text[:1]
+    assert pending.choices[0]["finish_reason"] == "stop"
