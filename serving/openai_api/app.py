@@ -27,8 +27,8 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from channels.db import DatabaseSyncToAsync
@@ -49,6 +49,8 @@ logger = logging.getLogger(__name__)
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+Events = AsyncGenerator[dict[str, Any], None]
+Body = dict[str, Any] | list[bytes] | AsyncIterator[bytes]
 
 CALLER_CACHE_S = 2.0
 """How long a token's lookup is kept: a revoked or expired token is refused within this."""
@@ -93,12 +95,14 @@ class OpenAIApp:
             return
         if isinstance(body, list):
             await _send_events(send, body, headers)
+        elif not isinstance(body, dict):
+            await _send_stream(send, body, headers)
         else:
             await _send_json(send, status, body, headers)
 
     async def handle(
         self, scope: Scope, receive: Receive
-    ) -> tuple[int, dict[str, Any] | list[bytes], dict[str, str]]:
+    ) -> tuple[int, Body, dict[str, str]]:
         path, method = scope["path"].rstrip("/"), scope["method"]
         kind = PATHS.get(path)
         if kind is None and not path.startswith("/v1/models"):
@@ -160,9 +164,7 @@ class OpenAIApp:
 
     # --- answering --------------------------------------------------------------------------
 
-    async def complete(
-        self, caller: Caller, ask: Ask
-    ) -> tuple[int, dict[str, Any] | list[bytes], dict[str, str]]:
+    async def complete(self, caller: Caller, ask: Ask) -> tuple[int, Body, dict[str, str]]:
         received = time.time()
         deployment, routed = await _in_thread(self.route)(caller, ask)
         prompt, encoding, warnings = encoded(deployment, ask)
@@ -178,9 +180,9 @@ class OpenAIApp:
             "temperature": deployment.temperature if ask.temperature is None else ask.temperature,
             "top_p": ask.top_p, "n": ask.n, "seed": ask.seed, "stop": list(ask.stop),
             "logprobs": ask.logprobs, "encoding": encoding, "timeout_s": deployment.timeout_s,
-            "meta": meta,
+            "meta": meta, "stream": ask.stream,
         }  # fmt: skip
-        outcome, replica = await self.forward(deployment, routed, payload)
+        outcome, replica, events = await self.forward(deployment, routed, payload)
         if outcome.status != 200:
             self.later(serving.log_failure, deployment, replica, prompt, _logged(ask), meta,
                        outcome)  # fmt: skip
@@ -188,8 +190,11 @@ class OpenAIApp:
         canary = routed.canary
         if canary is not None and canary.mode == CanaryMode.SHADOW and meta["side"] == "production":
             self.shadow(canary, payload, meta)
-        answered = _answered(deployment, ask, routed.request_id, outcome.body, replica, meta)
         headers = {"x-request-id": routed.request_id}
+        if events is not None:
+            head = _answered(deployment, ask, routed.request_id, {"choices": []}, replica, meta)
+            return 200, self.relay(deployment, ask, head, replica, events), headers
+        answered = _answered(deployment, ask, routed.request_id, outcome.body, replica, meta)
         if not ask.stream:
             body = protocol.chat_body if ask.kind == protocol.CHAT else protocol.text_body
             return 200, body(answered), headers
@@ -205,39 +210,84 @@ class OpenAIApp:
 
     async def forward(
         self, deployment: Deployment, routed: serving.Routed, payload: dict[str, Any]
-    ) -> tuple[serving.Outcome, Any]:
-        """The replica's outcome; a lost candidate pauses its canary and production answers."""
+    ) -> tuple[serving.Outcome, Any, Events | None]:
+        """The replica's outcome (and its events, when it streams them); a lost candidate
+        pauses its canary and production answers."""
         replica = routed.replica
         if replica is not None and routed.side == ReplicaRole.CANDIDATE:
-            outcome = await self.post(deployment, replica, payload)
+            outcome, events = await self.post(deployment, replica, payload)
             if not (outcome.status in (502, 503) and outcome.body.get("lost")):
-                return outcome, replica
+                return outcome, replica, events
             assert routed.canary is not None
             self.later(canaries.candidate_lost, routed.canary, outcome.body["detail"])
             replica = routed.production
             payload["meta"]["side"] = ReplicaRole.PRODUCTION
         if replica is None:
             why = await _in_thread(serving.unavailable_reason)(deployment)
-            return serving.Outcome(503, {"detail": why}, {"Retry-After": "5"}), None
-        outcome = await self.post(deployment, replica, payload)
+            return serving.Outcome(503, {"detail": why}, {"Retry-After": "5"}), None, None
+        outcome, events = await self.post(deployment, replica, payload)
         if outcome.status in (502, 503) and outcome.body.get("lost"):
             self.later(deployments.mark_lost, replica, outcome.body["detail"])
-        return outcome, replica
+        return outcome, replica, events
 
-    async def post(self, deployment: Deployment, replica: Any, payload: Any) -> serving.Outcome:
+    async def post(
+        self, deployment: Deployment, replica: Any, payload: Any
+    ) -> tuple[serving.Outcome, Events | None]:
         data = json.dumps(payload).encode()
         signed = {SIGNATURE_HEADER: sign(replica.secret, "POST", "/generate", data)}
         try:
-            answer = await self.upstream.post(
+            answer, events = await self.upstream.open(
                 f"{replica.address}/generate", data, signed, deployment.timeout_s + 5
             )
         except TimeoutError:
-            return serving.Outcome(504, {"detail": f"no answer within {deployment.timeout_s:g} s"})
+            why = f"no answer within {deployment.timeout_s:g} s"
+            return serving.Outcome(504, {"detail": why}), None
         except OSError as lost:
             why = f"the {replica.role} replica's worker is gone ({type(lost).__name__}: {lost})"
-            return serving.Outcome(503, {"detail": why, "lost": True}, {"Retry-After": "5"})
+            return serving.Outcome(503, {"detail": why, "lost": True}, {"Retry-After": "5"}), None
         headers = {"Retry-After": answer.retry_after} if answer.retry_after else {}
-        return serving.Outcome(answer.status, serving.json_object(answer.body), headers)
+        if events is not None:
+            return serving.Outcome(answer.status, {}, headers), events
+        return serving.Outcome(answer.status, serving.json_object(answer.body), headers), None
+
+    async def relay(
+        self, deployment: Deployment, ask: Ask, head: protocol.Answered, replica: Any,
+        events: Events,
+    ) -> AsyncIterator[bytes]:
+        """The replica's streamed pieces as server-sent chunks as they come, then each
+        choice's finish, the usage when asked, and ``[DONE]``. A replica that fails or goes
+        quiet mid-stream ends it with an error event in OpenAI's shape."""
+        opened: set[int] = set()
+        try:
+            async for event in events:
+                if "index" in event:
+                    index = int(event["index"])
+                    chunk = protocol.piece(ask.kind, head, index, str(event["text"]),
+                                           first=index not in opened)  # fmt: skip
+                    if not opened:
+                        chunk["crucible"] = head.extra
+                    opened.add(index)
+                    yield protocol.event(chunk)
+                    continue
+                if not event.get("done"):
+                    raise ApiError(int(event.get("status") or 502), str(event.get("error")),
+                                   None, "replica_error")  # fmt: skip
+                answered = replace(head, choices=list(event.get("choices") or []),
+                                   prompt_tokens=int(event.get("prompt_tokens") or 0))  # fmt: skip
+                for chunk in _endings(ask, answered, opened):
+                    yield protocol.event(chunk)
+                yield protocol.DONE
+                return
+            raise ApiError(502, "the replica ended its answer early", None, "replica_error")
+        except (TimeoutError, OSError) as lost:
+            yield protocol.event({"error": ApiError(
+                504 if isinstance(lost, TimeoutError) else 502,
+                f"the replica stopped answering ({type(lost).__name__})", None, "replica_error",
+            ).body()["error"]})  # fmt: skip
+        except ApiError as failed:
+            yield protocol.event({"error": failed.body()["error"]})
+        finally:
+            await events.aclose()
 
     def shadow(self, canary: Any, payload: dict[str, Any], meta: dict[str, Any]) -> None:
         """A copy queued on the candidate; nobody waits for it."""
@@ -370,6 +420,20 @@ def _answered(
     )  # fmt: skip
 
 
+def _endings(ask: Ask, answered: protocol.Answered, opened: set[int]) -> list[dict[str, Any]]:
+    """Each choice's finish (and its opening, if it streamed no text), then the usage."""
+    out = []
+    for i, choice in enumerate(answered.choices):
+        if i not in opened:
+            out.append(protocol.piece(ask.kind, answered, i, "", first=True))
+        out.append(protocol.finish(ask.kind, answered, i, choice))
+    if out and not opened:
+        out[0]["crucible"] = answered.extra
+    if ask.include_usage:
+        out.append(protocol.usage_chunk(ask.kind, answered))
+    return out
+
+
 def _refusal(outcome: serving.Outcome, request_id: str) -> ApiError:
     status = outcome.status if outcome.status in protocol.TYPES else 502
     detail = str(outcome.body.get("detail") or "the replica could not answer")
@@ -411,6 +475,13 @@ async def _send_json(
     head = _head(status, b"application/json", {**(headers or {}), "content-length": str(len(data))})
     await send(head)
     await send({"type": "http.response.body", "body": data})
+
+
+async def _send_stream(send: Send, events: AsyncIterator[bytes], headers: dict[str, str]) -> None:
+    await send(_head(200, b"text/event-stream", {**headers, "cache-control": "no-cache"}))
+    async for chunk in events:
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _send_events(send: Send, events: list[bytes], headers: dict[str, str]) -> None:

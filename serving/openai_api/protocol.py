@@ -349,30 +349,49 @@ def _whole_body(answered: Answered, kind: str, choices: list[dict[str, Any]]) ->
 def chunks(kind: str, answered: Answered, include_usage: bool) -> list[dict[str, Any]]:
     """The answer as stream chunks: each choice's text, then its finish, then (when asked)
     the usage in a chunk of its own with no choices, as OpenAI's streams end."""
-    head: dict[str, Any] = {
+    out: list[dict[str, Any]] = []
+    for i, c in enumerate(answered.choices):
+        out.append(piece(kind, answered, i, c["text"], first=True))
+        out.append(finish(kind, answered, i, c))
+    if out:
+        out[0]["crucible"] = answered.extra
+    if include_usage:
+        out.append(usage_chunk(kind, answered))
+    return out
+
+
+def _chunk_head(kind: str, answered: Answered) -> dict[str, Any]:
+    return {
         "id": answered.id, "object": "chat.completion.chunk" if kind == CHAT else
         "text_completion", "created": answered.created, "model": answered.model,
         "system_fingerprint": answered.fingerprint,
     }  # fmt: skip
-    out: list[dict[str, Any]] = []
-    for i, c in enumerate(answered.choices):
-        if kind == CHAT:
-            delta = {"role": "assistant", "content": c["text"]}
-            first = {"index": i, "delta": delta, "logprobs": _chat_logprobs(c),
-                     "finish_reason": None}  # fmt: skip
-            last = {"index": i, "delta": {}, "logprobs": None,
-                    "finish_reason": c["finish_reason"]}  # fmt: skip
-        else:
-            first = {"index": i, "text": c["text"], "logprobs": _text_logprobs_body(c),
-                     "finish_reason": None}  # fmt: skip
-            last = {"index": i, "text": "", "logprobs": None, "finish_reason": c["finish_reason"]}
-        out.append({**head, "choices": [first]})
-        out.append({**head, "choices": [last]})
-    if out:
-        out[0]["crucible"] = answered.extra
-    if include_usage:
-        out.append({**head, "choices": [], "usage": answered.usage()})
-    return out
+
+
+def piece(kind: str, answered: Answered, index: int, text: str, first: bool) -> dict[str, Any]:
+    """A chunk with the next ``text`` of choice ``index`` (a chat's first names the role)."""
+    if kind == CHAT:
+        delta = {"role": "assistant", "content": text} if first else {"content": text}
+        made = {"index": index, "delta": delta, "logprobs": None, "finish_reason": None}
+    else:
+        made = {"index": index, "text": text, "logprobs": None, "finish_reason": None}
+    return {**_chunk_head(kind, answered), "choices": [made]}
+
+
+def finish(kind: str, answered: Answered, index: int, choice: Mapping[str, Any]) -> dict[str, Any]:
+    """The chunk that ends choice ``index``: its finish reason and, when asked, the
+    log-probabilities of all its tokens."""
+    if kind == CHAT:
+        made = {"index": index, "delta": {}, "logprobs": _chat_logprobs(choice),
+                "finish_reason": choice["finish_reason"]}  # fmt: skip
+    else:
+        made = {"index": index, "text": "", "logprobs": _text_logprobs_body(choice),
+                "finish_reason": choice["finish_reason"]}  # fmt: skip
+    return {**_chunk_head(kind, answered), "choices": [made]}
+
+
+def usage_chunk(kind: str, answered: Answered) -> dict[str, Any]:
+    return {**_chunk_head(kind, answered), "choices": [], "usage": answered.usage()}
 
 
 def event(data: Mapping[str, Any] | str) -> bytes:

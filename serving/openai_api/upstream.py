@@ -10,11 +10,16 @@ never retried: the request may have arrived). Pure asyncio: no Django.
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 MAX_IDLE_PER_HOST = 256
 """Idle connections kept per replica; more are closed once answered."""
+MAX_LINE_BYTES = 1024 * 1024
+"""A streamed event longer than this is a broken replica."""
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 """An answer larger than this is a broken replica, not an answer."""
 _CLOSED_WHILE_IDLE = (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError)
@@ -40,6 +45,18 @@ class Upstream:
     async def post(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> Answer:
         """POST ``body`` to ``url``; TimeoutError after ``timeout`` s, OSError when the replica
         cannot be reached or drops the connection."""
+        answer, events = await self.open(url, body, headers, timeout)
+        if events is not None:
+            await events.aclose()
+            raise ConnectionResetError("the replica streamed an answer nobody asked to stream")
+        return answer
+
+    async def open(
+        self, url: str, body: bytes, headers: dict[str, str], timeout: float
+    ) -> tuple[Answer, AsyncGenerator[dict[str, Any], None] | None]:
+        """POST ``body`` to ``url``: the answer, and, when the replica streams it (chunked
+        JSON lines), its events, read as they come until ``timeout`` s from now. Errors as
+        ``post``'s."""
         self._own_loop()
         parts = urlsplit(url)
         path = parts.path or "/"
@@ -48,12 +65,17 @@ class Upstream:
             f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n{head}\r\n"
         ).encode() + body
-        async with asyncio.timeout(timeout):
+        deadline = asyncio.get_running_loop().time() + timeout
+        async with asyncio.timeout_at(deadline):
             for attempt in (0, 1):
                 connection, reused = await self._connection(parts.netloc)
                 try:
                     connection[1].write(request)
-                    answer, keep = await _read(connection[0])
+                    status, found = await _head(connection[0])
+                    if found.get("transfer-encoding", "").lower() == "chunked":
+                        answer = Answer(status, b"", found.get("retry-after", ""))
+                        return answer, self._events(parts.netloc, connection, deadline)
+                    answer, keep = await _body(connection[0], status, found)
                 except BaseException as lost:
                     connection[1].close()
                     if reused and attempt == 0 and isinstance(lost, _CLOSED_WHILE_IDLE):
@@ -62,8 +84,38 @@ class Upstream:
                         raise ConnectionResetError("the replica closed the connection") from None
                     raise
                 self._release(parts.netloc, connection, keep)
-                return answer
+                return answer, None
         raise AssertionError("unreachable")
+
+    async def _events(
+        self, netloc: str, connection: Connection, deadline: float
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        """Each JSON line of a chunked answer; the connection is kept once it is read whole."""
+        reader, pending, whole = connection[0], b"", False
+        try:
+            while not whole:
+                async with asyncio.timeout_at(deadline):
+                    size_line = await reader.readuntil(b"\r\n")
+                    size = int(size_line.split(b";")[0].strip() or b"x", 16)
+                    if not 0 <= size <= MAX_LINE_BYTES:
+                        raise ConnectionResetError(f"the replica sent a {size}-byte chunk")
+                    data = (await reader.readexactly(size + 2))[:-2]
+                whole = size == 0
+                pending += data
+                if len(pending) > MAX_LINE_BYTES:
+                    raise ConnectionResetError("the replica sent an endless line")
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    yield json.loads(line)
+        except asyncio.IncompleteReadError:
+            raise ConnectionResetError("the replica closed the connection") from None
+        except ValueError:
+            raise ConnectionResetError("the replica streamed something else than JSON lines") from None
+        finally:
+            if whole:
+                self._release(netloc, connection, True)
+            else:
+                connection[1].close()
 
     def _own_loop(self) -> None:
         """Connections belong to one event loop: a new loop (a test's) starts a new pool."""
@@ -90,8 +142,8 @@ class Upstream:
             connection[1].close()
 
 
-async def _read(reader: asyncio.StreamReader) -> tuple[Answer, bool]:
-    """One answer with its ``Content-Length`` body; whether the connection may be kept."""
+async def _head(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
+    """An answer's status and headers (lower-cased names)."""
     head = await reader.readuntil(b"\r\n\r\n")
     status_line, *lines = head.decode("latin-1").split("\r\n")
     status = int(status_line.split(" ", 2)[1])
@@ -100,6 +152,13 @@ async def _read(reader: asyncio.StreamReader) -> tuple[Answer, bool]:
         name, _, value = line.partition(":")
         if name:
             headers[name.strip().lower()] = value.strip()
+    return status, headers
+
+
+async def _body(
+    reader: asyncio.StreamReader, status: int, headers: dict[str, str]
+) -> tuple[Answer, bool]:
+    """The answer with its ``Content-Length`` body; whether the connection may be kept."""
     length = int(headers.get("content-length", "0"))
     if not 0 <= length <= MAX_ANSWER_BYTES:
         raise ConnectionResetError(f"the replica announced a {length}-byte answer")

@@ -120,6 +120,9 @@ def test_the_openai_client_chats_and_completes_plain_and_streaming(  # type: ign
         pieces = list(stream)
         text = "".join(c.choices[0].delta.content or "" for c in pieces if c.choices)
         assert text == reference["completion"]
+        # sent as the replica generates it: a piece per token, not the answer in one chunk
+        assert len([c for c in pieces if c.choices and c.choices[0].delta.content]) > 1
+        assert pieces[0].model_extra["crucible"]["side"] == "production"  # type: ignore[index]
         assert [c.choices[0].finish_reason for c in pieces if c.choices][-1] in ("stop", "length")
         assert pieces[-1].usage is not None and pieces[-1].usage.total_tokens > 0
 

@@ -64,7 +64,9 @@ def test_a_stream_carries_each_choice_then_its_finish_then_the_usage() -> None:
     )  # fmt: skip
     chunks = protocol.chunks(CHAT, answered, include_usage=True)
     assert [c["choices"][0]["finish_reason"] for c in chunks[:4]] == [None, "stop", None, "length"]
-    assert chunks[0]["choices"][0]["logprobs"]["content"][1]["token"] == "b"
+    # a choice's text streams as it is generated; its tokens' log-probs come with its finish
+    assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": "ab"}
+    assert chunks[1]["choices"][0]["logprobs"]["content"][1]["token"] == "b"
     assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["total_tokens"] == 6
     whole = protocol.text_body(answered)
     assert whole["choices"][0]["logprobs"]["text_offset"] == [0, 1]
