@@ -246,17 +246,7 @@ def episode_rollout(
                 spec.reward_fn(rows, played.records), played.records, strict=True
             )
         ]
-    batch = verified_batch(run, rows, played.rollout, results, group_size)
-    records = played.records
-    batch.metrics.update(
-        episode_metrics(
-            [r.errors for r in records],
-            [r.tokens for r in records],
-            [r.ended_by for r in records],
-            results,
-        )
-    )
-    return batch
+    return verified_batch(run, rows, played.rollout, results, group_size)
 
 
 def with_episode(result: RewardResult, record: EpisodeRecord) -> RewardResult:
@@ -296,6 +286,11 @@ def rollout_metrics(
     rows: Sequence[Item], results: Sequence[RewardResult], raw: torch.Tensor, out: Rollout
 ) -> dict[str, float]:
     metrics = {**reward_metrics(rows, results, raw), **completion_metrics(out)}
+    episodes = [r.details["episode"] for r in results if r.details and "episode" in r.details]
+    if len(episodes) == len(results) and episodes:  # a run on episodes (`episode_rollout`)
+        errors, tokens = [e["errors"] for e in episodes], [e["tokens"] for e in episodes]
+        ended_by = [e["ended_by"] for e in episodes]
+        metrics.update(episode_metrics(errors, tokens, ended_by, results))
     metrics[metric.COMPLETION_TOKENS] = out.lengths.sum().item()
     metrics[metric.COMPLETIONS] = len(rows)
     return metrics

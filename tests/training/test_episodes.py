@@ -333,3 +333,28 @@ def test_the_demo_on_episodes_reports_turns_before_and_after(capsys):
 def test_the_cli_names_the_environments_it_knows():
     with pytest.raises(SystemExit):
         main(["demo", "--env", "chess"])
+
+
+def test_dynamic_sampling_refills_groups_of_episodes(tiny):
+    _, tokenizer = tiny
+    sink = MemorySink()
+    config = GRPOConfig(
+        max_steps=1,
+        prompts_per_step=2,
+        group_size=4,
+        dynamic_sampling=True,
+        max_refill_rounds=2,
+        sampling=SAMPLING,
+        cpu_threads=1,
+    )
+    train(
+        config,
+        sampler=guessing.GuessSampler(3, 4, seed=3),
+        reward_fn=not_single_turn,
+        sink=sink,
+        model=build_tiny_model(tokenizer, layers=1, width=32, seed=2),
+        tokenizer=tokenizer,
+        environment=dataclasses.replace(guessing.environment(), reward_fn=by_answer_parity),
+    )
+    row = sink.rows[-1][1]
+    assert row[metric.DYNAMIC_ROUNDS] >= 1 and metric.EPISODE_TURNS in row
