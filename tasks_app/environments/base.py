@@ -246,7 +246,8 @@ def run_episode(
     ``max_total_tokens`` (whitespace words unless a tokenizer's count is given)."""
     limits.validate()
     opening = env.reset(task)
-    messages, errors = list(opening.messages), []
+    messages = list(opening.messages)
+    errors: list[str | None] = []
     used, ended_by = 0, "max_turns"
     while len(errors) < limits.max_turns:
         reply = policy(messages, opening.tools)
