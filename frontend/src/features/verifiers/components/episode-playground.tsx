@@ -156,7 +156,8 @@ export function EpisodePlayground({ team, familyKind, spec }: { team: string; fa
               </Field>
               <Field id="episode-expected" label="Expected (JSON object)">
                 <JsonEditor
-                  key={`episode-expected-${editorKey}`}
+                  // Keyed by the kind too: the sample arrives with the catalogue, after the first render.
+                  key={`episode-expected-${kind?.name ?? ""}-${editorKey}`}
                   id="episode-expected"
                   rows={4}
                   value={current.expected}

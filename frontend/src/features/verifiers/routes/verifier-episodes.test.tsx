@@ -64,6 +64,7 @@ describe("verifier episodes", { timeout: 15_000 }, () => {
     expect(within(form).getByLabelText("Turn 1")).toHaveValue(
       '<tool_call>{"name":"sql","arguments":{"query":"SELECT name, salary FROM employees"}}</tool_call>',
     );
+    expect((within(form).getByLabelText("Expected (JSON object)") as HTMLTextAreaElement).value).toContain("expected_rows");
     await user.click(within(form).getByRole("button", { name: "Add turn" }));
     await user.type(within(form).getByLabelText("Turn 3"), "never sent");
     await user.click(within(form).getByRole("button", { name: "Remove turn 3" }));
