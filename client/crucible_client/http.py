@@ -62,15 +62,17 @@ class Http:
         data: bytes | None = None,
         headers: Mapping[str, str] | None = None,
         stream: bool = False,
+        timeout_s: float | None = None,
     ) -> requests.Response:
         """The response of a 2xx; ``ApiError`` otherwise. GETs are retried with backoff while
-        the platform is unreachable or restarting; writes are sent once."""
+        the platform is unreachable or restarting; writes are sent once. ``timeout_s`` (else
+        the client's) bounds the wait for an answer."""
         attempts = self.retries + 1 if method == "GET" else 1
         for attempt in range(attempts):
             try:
                 response = self.session.request(
                     method, self.url + path, params=params, json=json, data=data,
-                    headers=headers, stream=stream, timeout=self.timeout_s,
+                    headers=headers, stream=stream, timeout=timeout_s or self.timeout_s,
                 )  # fmt: skip
             except requests.RequestException as error:
                 if attempt + 1 == attempts:

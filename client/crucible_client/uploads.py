@@ -16,6 +16,7 @@ from crucible_client.http import API, ApiError, Http
 
 CHUNK_BYTES = 8 * 1024 * 1024
 """The endpoint's largest chunk."""
+COMPLETE_TIMEOUT_S = 1800.0
 
 
 def describe(directory: Path) -> list[dict[str, Any]]:
@@ -54,7 +55,9 @@ def upload_checkpoint(
     ) as bar:  # fmt: skip
         for file in files:
             send_file(http, where, directory / file["path"], file, received[file["path"]], chunk_bytes, bar)
-    return cast(t.Checkpoint, http.post(f"{where}complete/"))
+    # Completing checks every digest and loads the model: minutes for a large one.
+    completed = http.json("POST", f"{where}complete/", timeout_s=COMPLETE_TIMEOUT_S)
+    return cast(t.Checkpoint, completed)
 
 
 def send_file(
