@@ -14,7 +14,8 @@ separate thread, in batches, so whatever the caller does with them (logging, ver
 never holds up generation.
 
 A request may also ask for ``n`` completions, nucleus sampling (``top_p``), a ``seed`` (its
-group is generated from that seed, and requests of different seeds never share a batch),
+completions are drawn from that seed: batched, its group is generated from it and requests
+of different seeds never share a batch; continuous, from a random generator of its own),
 ``stop`` strings (each completion is cut before the first one), the log-probability of each
 completion token, and another encoding than the server's own (``encoding``: the raw prompt,
 or the chat template with another system prompt; ``generator_for`` makes the generator).
@@ -477,10 +478,11 @@ class Continuous:
             row.logprobs.append(logp)
             if not self.finished(row):
                 kept.append(i)
-        index = torch.tensor(kept, dtype=torch.long)
-        self.rows = [self.rows[i] for i in kept]
-        self.batch.keep(index)
-        self.logits = self.batch.step(tokens[index]) if self.rows else None
+        if len(kept) < len(self.rows):  # leaving rows cost a copy of the cache: only then
+            index = torch.tensor(kept, dtype=torch.long)
+            self.rows, tokens = [self.rows[i] for i in kept], tokens[index]
+            self.batch.keep(index)
+        self.logits = self.batch.step(tokens) if self.rows else None
 
     def sample(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(rows,) tokens and their log-probs: greedy rows at once, the others per request."""
@@ -936,13 +938,18 @@ class _Handler(BaseHTTPRequestHandler):
             except queue.Empty:
                 pending.meta = {**pending.meta, "abandoned": True}
                 event = {"error": f"no answer within {timeout:g} s", "status": 504}
-            if event is None:
-                event = {"done": True, **pending.answer()}
+            events = [event]
+            while events[-1] is not None and not pending.events.empty():
+                events.append(pending.events.get_nowait())  # what came meanwhile, in one write
+            last = events.pop()
+            if last is None:
+                last = {"done": True, **pending.answer()}
                 if pending.error is not None:
-                    event = {"error": pending.error, "status": 500}
+                    last = {"error": pending.error, "status": 500}
+            lines = [*(e for e in events if e is not None), last]
             try:
-                self._chunk(json.dumps(event).encode() + b"\n")
-                if "index" not in event:
+                self._chunk(b"".join(json.dumps(e).encode() + b"\n" for e in lines))
+                if "index" not in last:
                     self._chunk(b"")
                     return
             except OSError:  # the platform hung up; the answer is still logged

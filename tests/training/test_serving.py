@@ -411,3 +411,18 @@ def test_a_stream_stops_at_a_stop_string_and_never_sends_past_it(generator) -> N
         pieces.append(event["text"])
     assert "".join(pieces) == pending.completion == text[:1]
     assert pending.choices[0]["finish_reason"] == "stop"
+
+
+def test_a_continuous_server_keeps_its_queue_bound_and_batch_limit(generator) -> None:  # type: ignore[no-untyped-def]
+    server = BatchingServer(generator, max_batch=2, max_queue=3, batch_wait_s=0.05)
+    waiting = [server.submit(Pending(digits.make_item(d).prompt, 8, 0.0)) for d in ("12", "34", "56")]
+    with pytest.raises(QueueFull) as full:
+        server.submit(Pending("sort 78=", 4, 0.0))
+    assert full.value.retry_after_s >= 1 and server.queued == 3
+    server.start()
+    try:
+        assert all(p.done.wait(30) and p.error is None for p in waiting)
+    finally:
+        server.stop()
+    assert [p.batch_size for p in waiting][:2] == [2, 2]  # two at once; never three
+    assert waiting[2].batch_size <= 2 and waiting[2].queue_ms > 0
