@@ -114,7 +114,8 @@ def play_episode(
     spec = checked_spec(spec if spec is not None else default_spec(module.family))
     episode_task = _task(teams, module, task, expected or {}, prompt)
     env = _Recorded(_made(module, params))
-    limits = dataclasses.replace(module.default_limits, max_turns=len(script))
+    budget = module.default_limits.max_turns  # as in training: turns past it never run
+    limits = dataclasses.replace(module.default_limits, max_turns=min(len(script), budget))
     started = time.perf_counter()
     episode = run_episode(env, episode_task, _scripted(script), limits)
     context = {"prompt": episode_task.prompt, **caller_context(context)}
@@ -122,14 +123,14 @@ def play_episode(
         spec, episode.final_state, episode.errors, episode_task.expected, context=context
     )
     ended_by = episode.ended_by
-    if ended_by == "max_turns" and len(script) < module.default_limits.max_turns:
+    if ended_by == "max_turns" and len(script) < budget:
         ended_by = "script"
     return {
         "environment": module.name,
         "messages": _with_verdicts([m.to_dict() for m in episode.messages], env.results),
         "tools": [t.to_dict() for t in episode.tools],
         "turns": episode.turns,
-        "turn_budget": module.default_limits.max_turns,
+        "turn_budget": budget,
         "ended_by": ended_by,
         "final_state": episode.final_state,
         "verdict": verdict.to_dict(),

@@ -109,3 +109,9 @@ def test_it_names_the_field_at_fault(api, team, client_for, outsider, sql_task):
     )
     assert outsider_answer.status_code == 400
     assert outsider_answer.json()["errors"][0]["field"] == "task"
+
+
+def test_turns_past_the_kinds_budget_never_run(api, team):
+    script = [call_text_for(f"print({i})") for i in range(6)]
+    episode = play(api, environment="python-tool", script=script, expected={"answer": 1}).json()
+    assert episode["turns"] == episode["turn_budget"] == 4 and episode["ended_by"] == "max_turns"
