@@ -11,7 +11,7 @@ from crucible_client import Crucible
 from tests.web_server import WebServer, serving_on_test_redis
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")  # one server start for every module that does not restart it
 def server(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[WebServer]:  # type: ignore[no-untyped-def]
     with serving_on_test_redis(tmp_path_factory.mktemp("server")) as running:
         yield running
