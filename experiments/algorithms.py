@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from training.config import CONFIGS, BaseConfig, SamplingConfig, field_range
-from training.presets import PRESETS
+from training.config import CONFIGS, BaseConfig, RLConfig, SamplingConfig, field_range
+from training.presets import MIN_PROMPTS_TO_LEARN, PRESETS
 
 from .config import RESERVED_HYPERPARAMETERS
 
@@ -65,6 +65,9 @@ class AlgorithmSpec:
     name: str
     summary: str
     fields: list[FieldSpec]
+    min_prompts: int | None = None
+    """Fewer planned prompts (steps x prompts per step) than this are too few to move the
+    policy (``training.presets.MIN_PROMPTS_TO_LEARN``); None where no run size was measured."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class PresetSpec:
     summary: str
     source: str
     values: list[PresetValue]
+    measured: str
+    """What its run size did to held-out success on the demo task, and how it was measured."""
 
 
 @cache
@@ -107,6 +112,7 @@ def presets() -> list[PresetSpec]:
                 PresetValue(path, value, helps[p.algorithm].get(path, ""), p.why.get(path, ""))
                 for path, value in p.values.items()
             ],
+            p.measured,
         )
         for p in PRESETS
     ]
@@ -126,7 +132,8 @@ def _algorithm(name: str, cls: type[BaseConfig]) -> AlgorithmSpec:
             ]
         else:
             fields.append(_field(f.name, cls, f.name, defaults[f.name]))
-    return AlgorithmSpec(name, _summary(cls), fields)
+    min_prompts = MIN_PROMPTS_TO_LEARN if issubclass(cls, RLConfig) else None
+    return AlgorithmSpec(name, _summary(cls), fields, min_prompts)
 
 
 def _field(path: str, cls: type, name: str, default: Any) -> FieldSpec:

@@ -238,18 +238,37 @@ def _percent(share: float) -> str:
     return f"{round(share * 100)}%"
 
 
+def run_size_warnings(steps: int, prompts_per_step: int, least: int | None) -> list[dict[str, Any]]:
+    """A warning when the run plans fewer prompts than ``least`` (``MIN_PROMPTS_TO_LEARN``,
+    measured on the demo task; None: no floor)."""
+    planned = steps * prompts_per_step
+    if least is None or planned >= least:
+        return []
+    message = (
+        f"{steps} steps x {prompts_per_step} prompts is {planned:,} prompts, too few to move "
+        f"the policy (on the demo task every preset needed {least:,} to lift held-out "
+        "success): raise max_steps or prompts_per_step"
+    )
+    return [{"family": "", **_warning("too_few_prompts", [], message)}]
+
+
 # --- the whole report ----------------------------------------------------------------------
 
 
-def report(families: Sequence[dict[str, Any]], group_size: int) -> dict[str, Any]:
-    """The families' reports, every warning, and the totals over all families."""
+def report(
+    families: Sequence[dict[str, Any]],
+    group_size: int,
+    run_warnings: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """The families' reports, every warning (``run_warnings``, about the whole run, first),
+    and the totals over all families."""
     completions = sum(f["completions"] for f in families)
     groups = [(f["tasks"], f["frac_reward_zero_std"]) for f in families]
     counted = [(n, share) for n, share in groups if share is not None]
     passed = sum((f["pass_rate"] or 0) * f["completions"] for f in families)
     return {
         "families": list(families),
-        "warnings": [w for f in families for w in warnings_for(f, group_size)],
+        "warnings": [*run_warnings, *(w for f in families for w in warnings_for(f, group_size))],
         "pass_rate": _share(passed, completions),
         "frac_reward_zero_std": _share(
             sum(n * share for n, share in counted), sum(n for n, _ in counted)

@@ -47,6 +47,12 @@ class AlgorithmSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="What `config.algorithm` names.")
     summary = serializers.CharField(help_text="The algorithm and its paper.")
     fields = HyperparameterSerializer(many=True)
+    min_prompts = serializers.IntegerField(
+        allow_null=True,
+        help_text="Planned prompts (max_steps x prompts_per_step) below this are too few to "
+        "move the policy: the wizard and pre-flight warn. Measured on the demo task; null for "
+        "supervised fine-tuning.",
+    )
 
 
 class PresetValueSerializer(serializers.Serializer):
@@ -63,6 +69,9 @@ class PresetSerializer(serializers.Serializer):
     summary = serializers.CharField()
     source = serializers.CharField(help_text="The paper it follows.")
     values = PresetValueSerializer(many=True, help_text="What it sets; the rest keep yours.")
+    measured = serializers.CharField(
+        help_text="What its run size did to held-out success on the demo task, and how."
+    )
 
 
 class PresetsView(APIView):

@@ -60,7 +60,7 @@ class PreflightWarningSerializer(serializers.Serializer):
     family = serializers.CharField()
     code = serializers.CharField(
         help_text="all_solved, none_solved, move_up, out_of_reach, errors:<type>, "
-        "zero_signal or slow_verifier."
+        "zero_signal, slow_verifier, or too_few_prompts (about the whole run: family empty)."
     )
     severity = serializers.ChoiceField(choices=["warning", "info"])
     levels = serializers.ListField(child=serializers.IntegerField())

@@ -39,6 +39,7 @@ from training.config import RLConfig
 from training.decode import make_generator
 from training.interfaces import Item, RewardFn
 from training.models import load_model
+from training.presets import MIN_PROMPTS_TO_LEARN
 from training.prompting import answers_only
 
 from .. import catalogue
@@ -170,7 +171,9 @@ def measure(
         "temperature": engine.sampling.temperature,
         "max_new_tokens": engine.sampling.max_new_tokens,
     }
-    return pure.report(families, group_size) | {"settings": settings_used}
+    least = MIN_PROMPTS_TO_LEARN if isinstance(engine, RLConfig) else None
+    planned = pure.run_size_warnings(engine.max_steps, engine.prompts_per_step, least)
+    return pure.report(families, group_size, planned) | {"settings": settings_used}
 
 
 def _slices(inputs: Inputs, config: cfg.ExperimentConfig, per_level: int) -> Iterator[FamilySlice]:

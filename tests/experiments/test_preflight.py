@@ -105,3 +105,15 @@ def test_it_totals_the_families_and_gathers_their_warnings():
     assert report["completions"] == 8 and report["pass_rate"] == 7 / 8
     assert report["frac_reward_zero_std"] == 3 / 4
     assert {w["family"] for w in report["warnings"]} == {"easy"}
+
+
+def test_it_warns_first_when_the_run_plans_too_few_prompts_to_learn():
+    (warning,) = preflight.run_size_warnings(60, 16, least=1920)
+    assert warning["code"] == "too_few_prompts" and warning["family"] == ""
+    assert warning["message"].startswith("60 steps x 16 prompts is 960 prompts, too few to move")
+    assert "every preset needed 1,920 to lift held-out success" in warning["message"]
+    assert preflight.run_size_warnings(120, 16, least=1920) == []
+    assert preflight.run_size_warnings(1, 1, least=None) == []  # SFT: no floor measured
+    easy = preflight.family_report("easy", groups(1, [[1, 1]] * 3), 2)
+    codes = [w["code"] for w in preflight.report([easy], 2, [warning])["warnings"]]
+    assert codes == ["too_few_prompts", "all_solved", "zero_signal"]

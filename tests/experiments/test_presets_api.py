@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
+from training.presets import MIN_PROMPTS_TO_LEARN
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +27,22 @@ def test_it_explains_every_value_of_every_preset(api):
     assert scale["value"] is False
     assert scale["help"].startswith("Divide advantages by the group std")
     assert scale["why"].startswith("Dividing by the std over-weights")
+
+
+def test_it_says_what_each_presets_run_size_did_and_the_floor_below_which_the_wizard_warns(api):
+    body = presets(api)
+    for preset in body.values():
+        size = {v["path"]: v["value"] for v in preset["values"]}
+        assert {"max_steps", "prompts_per_step", "learning_rate"} <= set(size), preset["name"]
+        assert "held-out success" in preset["measured"], preset["name"]
+        assert f"measure_presets.py --presets {preset['name']}`" in preset["measured"]
+    floors = {a["name"]: a["min_prompts"] for a in api.get("/api/v1/algorithms/").json()}
+    assert floors["sft"] is None
+    assert floors["grpo"] == floors["ppo"] == floors["rloo"] == MIN_PROMPTS_TO_LEARN > 0
+    rl = [p for p in body.values() if p["algorithm"] != "sft"]
+    for preset in rl:
+        size = {v["path"]: v["value"] for v in preset["values"]}
+        assert size["max_steps"] * size["prompts_per_step"] >= MIN_PROMPTS_TO_LEARN
 
 
 def test_it_refuses_anonymous_callers(client_for):

@@ -10,9 +10,12 @@ from training.presets import BY_NAME, PRESETS
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.name)
 def test_it_builds_a_valid_config_with_every_value_of_a_preset(preset):
-    config = preset.config(max_steps=20, prompts_per_step=8)
+    overrides = {"max_steps": 20, "prompts_per_step": 8}
+    config = preset.config(**overrides)
     assert config.algorithm == preset.algorithm and config.max_steps == 20
-    assert all(getattr(config, name) == value for name, value in preset.values.items())
+    kept = {name: value for name, value in preset.values.items() if name not in overrides}
+    assert all(getattr(config, name) == value for name, value in kept.items())
+    assert preset.config().max_steps == preset.values["max_steps"]
     names = {f.name for f in dataclasses.fields(CONFIGS[preset.algorithm])}
     assert set(preset.why) <= set(preset.values) <= names
 

@@ -72,7 +72,7 @@ function PresetPicker({ draft, algorithms, presets, onChange }: { draft: Draft; 
     <div className="ex-presets" role="group" aria-label="Presets">
       <div className="ex-presets-head">
         <span className="ex-presets-title">Start from a preset</span>
-        <span className="subtle">It fills the values its paper uses, each explained below; steps, prompts and learning rate stay yours.</span>
+        <span className="subtle">It fills the values its paper uses, each explained below, and a run size measured to learn on the demo task.</span>
       </div>
       <div className="ex-preset-list">
         {presets.map((preset) => (
@@ -94,6 +94,7 @@ function PresetPicker({ draft, algorithms, presets, onChange }: { draft: Draft; 
       {chosen && (
         <p className="ex-preset-summary" data-testid="preset-summary">
           <strong>{chosen.title}.</strong> {chosen.summary} <span className="subtle">{chosen.source}.</span>
+          {chosen.measured && <span className="ex-preset-measured" data-testid="preset-measured"> Measured: {chosen.measured}</span>}
         </p>
       )}
     </div>
@@ -125,6 +126,31 @@ function HyperparameterField({ field, draft, error, why, onChange }: { field: Hy
     <WizardField label={label} aside={aside} help={help} error={error} className={changed ? "is-changed" : undefined}>
       {(control) => <FieldControl field={field} value={value} control={control} onChange={(v) => onChange({ ...draft, hyper: { ...draft.hyper, [field.path]: v } })} />}
     </WizardField>
+  );
+}
+
+/** The prompts a run plans (steps × prompts per step), as the form holds them; null when either is not a number yet. */
+export function plannedPrompts(draft: Draft, algorithm: Algorithm): number | null {
+  const value = (path: string) => {
+    const field = algorithm.fields.find((f) => f.path === path);
+    const text = draft.hyper[path] ?? (field ? formValue(field, field.default) : "");
+    const n = Number(String(text).trim());
+    return String(text).trim() !== "" && Number.isInteger(n) && n > 0 ? n : null;
+  };
+  const [steps, prompts] = [value("max_steps"), value("prompts_per_step")];
+  return steps === null || prompts === null ? null : steps * prompts;
+}
+
+/** A warning when the run is too short to move the policy (the measured floor, `min_prompts`). */
+function RunSizeWarning({ draft, algorithm }: { draft: Draft; algorithm: Algorithm }) {
+  const planned = plannedPrompts(draft, algorithm);
+  const least = algorithm.min_prompts;
+  if (planned === null || least === null || least === undefined || planned >= least) return null;
+  return (
+    <div className="alert alert-warning" role="status" data-testid="run-size-warning">
+      {planned.toLocaleString("en")} prompts (max_steps × prompts_per_step) are too few to move the policy: on the demo task every preset needed{" "}
+      {least.toLocaleString("en")} to lift held-out success. Raise max_steps or prompts_per_step, or start from a preset.
+    </div>
   );
 }
 
@@ -178,6 +204,7 @@ export function StepAlgorithm({ draft, errors, onChange }: { draft: Draft; error
       ))}
       {algorithm && (
         <>
+          <RunSizeWarning draft={draft} algorithm={algorithm} />
           <div className="ex-grid" role="group" aria-label="Main hyper-parameters">
             {primary.map((f) => (
               <HyperparameterField key={f.path} field={f} draft={draft} error={errorFor(f.path)} why={whyOf(f.path)} onChange={onChange} />

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ME, mockApi, paginated } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
-import { EXPERIMENT, EXPERIMENT_RUN, MODELS, NO_MODELS, wizardRoutes } from "../testing/fixtures";
+import { ALGORITHMS, EXPERIMENT, EXPERIMENT_RUN, MODELS, NO_MODELS, PRESETS, wizardRoutes } from "../testing/fixtures";
 
 const RUN = { ...EXPERIMENT_RUN, id: 21, experiment: 30, state: "queued" };
 
@@ -220,5 +220,33 @@ describe("New experiment wizard", () => {
         eval: { every: 10, max_tasks: 200 },
       },
     });
+  });
+
+  it("warns on the algorithm step when the run plans too few prompts to learn, until a preset's measured size is chosen", async () => {
+    const grpo = ALGORITHMS[0]!;
+    const prompts = { ...grpo.fields[0]!, path: "prompts_per_step", default: 16, help: "Prompts per step." };
+    const sized = { ...PRESETS[0]!, values: [...PRESETS[0]!.values, { path: "max_steps", value: 240, help: "Training steps.", why: "" }] };
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      ...wizardRoutes(),
+      "GET /api/v1/algorithms/": { body: [{ ...grpo, fields: [...grpo.fields, prompts], min_prompts: 1000 }] },
+      "GET /api/v1/algorithms/presets/": { body: [sized] },
+    });
+    renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("radio", { name: /Digit ramp/ }, { timeout: 5000 }));
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await user.selectOptions(await screen.findByLabelText("Base model"), "tiny-digit-sort");
+    await user.click(screen.getByRole("button", { name: "Next" }));
+    await screen.findByLabelText("max_steps");
+    expect(screen.queryByTestId("run-size-warning")).not.toBeInTheDocument(); // 100 x 16
+    await user.clear(screen.getByLabelText("max_steps"));
+    await user.type(screen.getByLabelText("max_steps"), "10");
+    expect(screen.getByTestId("run-size-warning")).toHaveTextContent("160 prompts (max_steps × prompts_per_step) are too few");
+    expect(screen.getByTestId("run-size-warning")).toHaveTextContent("every preset needed 1,000 to lift");
+    await user.click(screen.getByRole("button", { name: "Dr. GRPO" }));
+    expect(screen.getByLabelText("max_steps")).toHaveValue("240");
+    expect(screen.queryByTestId("run-size-warning")).not.toBeInTheDocument();
+    expect(screen.getByTestId("preset-measured")).toHaveTextContent("held-out success 0.45 → 0.70");
   });
 });

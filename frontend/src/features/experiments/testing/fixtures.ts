@@ -79,6 +79,7 @@ export const ALGORITHMS: Algorithm[] = [
       { path: "max_grad_norm", type: "float", nullable: true, default: 1, help: "Gradient clip; empty disables it.", choices: null, range: { low: 0, high: 1, low_open: true, high_open: false, text: "a number above 0 and at most 1" } },
       { path: "scale_rewards", type: "bool", nullable: false, default: true, help: "Divide by the group std.", choices: null, range: null },
     ],
+    min_prompts: 1000,
   },
   {
     name: "rloo",
@@ -87,6 +88,7 @@ export const ALGORITHMS: Algorithm[] = [
       { path: "max_steps", type: "int", nullable: false, default: 100, help: "Training steps.", choices: null, range: { low: 1, high: 1000000, low_open: false, high_open: false, text: "a whole number from 1 to 1000000" } },
       { path: "group_size", type: "int", nullable: false, default: 8, help: "Completions sampled per prompt (G).", choices: null, range: { low: 1, high: 1000000, low_open: false, high_open: false, text: "a whole number from 1 to 1000000" } },
     ],
+    min_prompts: null,
   },
 ];
 
@@ -101,6 +103,7 @@ export const PRESETS: Preset[] = [
       { path: "group_size", value: 8, help: "Completions sampled per prompt (G).", why: "" },
       { path: "scale_rewards", value: false, help: "Divide by the group std.", why: "Dividing by the std over-weights easy and hard prompts." },
     ],
+    measured: "held-out success 0.45 → 0.70 in 240 steps × 16 prompts.",
   },
   {
     name: "rloo",
@@ -109,6 +112,7 @@ export const PRESETS: Preset[] = [
     summary: "REINFORCE leave-one-out.",
     source: "Ahmadian et al. 2024",
     values: [{ path: "group_size", value: 4, help: "Completions sampled per prompt (G).", why: "The paper's k = 4." }],
+    measured: "",
   },
 ];
 
