@@ -14,7 +14,7 @@ from tasks_app.environments.base import ROLES
 from tasks_app.services import environments as services
 
 from . import verifier_reports as reports
-from .verifiers import check_json_size
+from .verifiers import SizedInputsMixin
 
 
 class ToolFunctionSerializer(serializers.Serializer):
@@ -96,7 +96,7 @@ class EpisodeSerializer(serializers.Serializer):
     spec_hash = serializers.CharField()
 
 
-class EpisodePlaygroundSerializer(StrictSerializer):
+class EpisodePlaygroundSerializer(SizedInputsMixin, StrictSerializer):
     environment = serializers.CharField(max_length=100, help_text="An environment kind's name.")
     script = serializers.ListField(
         child=serializers.CharField(
@@ -121,14 +121,6 @@ class EpisodePlaygroundSerializer(StrictSerializer):
     )
     context = serializers.DictField(required=False, default=dict)
     params = serializers.DictField(required=False, default=dict, help_text="The kind's params.")
-
-    def validate_expected(self, value: dict) -> dict:
-        check_json_size(value)
-        return value
-
-    def validate_context(self, value: dict) -> dict:
-        check_json_size(value)
-        return value
 
     def validate(self, attrs: dict) -> dict:
         if "spec" in attrs and "verifier_version" in attrs:

@@ -131,7 +131,19 @@ class CalibrateSerializer(StrictSerializer):
     layer = serializers.CharField(required=False, allow_blank=True, help_text="Judge layer name.")
 
 
-class PlaygroundSerializer(StrictSerializer):
+# A playground call's ``expected`` and ``context``, each at most MAX_JSON_BYTES as JSON (a
+# comment, not a docstring: the schema would take it as every request body's description).
+class SizedInputsMixin:
+    def validate_expected(self, value: dict) -> dict:
+        check_json_size(value)
+        return value
+
+    def validate_context(self, value: dict) -> dict:
+        check_json_size(value)
+        return value
+
+
+class PlaygroundSerializer(SizedInputsMixin, StrictSerializer):
     spec = reports.spec_field(
         required=False, help_text="The spec to run; or give verifier_version."
     )
@@ -148,14 +160,6 @@ class PlaygroundSerializer(StrictSerializer):
         "its prompt as the context's prompt.",
     )
     context = serializers.DictField(required=False, default=dict)
-
-    def validate_expected(self, value: dict) -> dict:
-        check_json_size(value)
-        return value
-
-    def validate_context(self, value: dict) -> dict:
-        check_json_size(value)
-        return value
 
     def validate(self, attrs: dict) -> dict:
         if ("spec" in attrs) == ("verifier_version" in attrs):
