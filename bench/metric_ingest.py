@@ -2,7 +2,7 @@
 MLflow's ``log_batch`` to a local MLflow tracking server on the same PostgreSQL.
 
 Ours: uvicorn serving ``crucible.asgi`` (one process) and ``POST /api/v1/runs/<id>/metrics/``,
-fed by our tracking client (``training.tracking.CrucibleClient``). Anchor: ``mlflow server``
+fed by our tracking client (``crucible_client.tracking.CrucibleClient``). Anchor: ``mlflow server``
 (one worker) with ``--backend-store-uri postgresql+psycopg://...`` in a database of its own
 on the same server, fed by ``MlflowClient.log_batch``. The same points on both sides: batches
 of ``--batch-size`` (1,000, MLflow's limit per request) over ``--keys`` metric keys, steps
@@ -88,8 +88,9 @@ def warm_up(args: argparse.Namespace) -> list[tuple[str, int, float]]:
 
 
 def run_ours(crucible: stack.Stack, args: argparse.Namespace) -> dict:
+    from crucible_client.tracking import CrucibleClient
+
     from experiments.models import MetricPoint
-    from training.tracking import CrucibleClient
 
     run_id = crucible.runs[0]
     client = CrucibleClient(

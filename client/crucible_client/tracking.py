@@ -1,10 +1,10 @@
 """Stream a training script's metrics into a Crucible run from outside the platform.
 
-The client needs only the standard library and the stdlib-only spool of ``crucible_client``
-(``pip install ./client``); the callback plugs it into any ``transformers.Trainer``, TRL's
-trainers included::
+It ships with the client (``pip install ./client``, no platform or torch needed) and uses only
+the standard library; the callback plugs it into any ``transformers.Trainer`` (installed by
+the training script), TRL's trainers included::
 
-    from training.tracking import CrucibleCallback, CrucibleClient
+    from crucible_client.tracking import CrucibleCallback, CrucibleClient
 
     client = CrucibleClient("https://crucible.example.org", token, run_id=42)
     trainer = GRPOTrainer(..., callbacks=[CrucibleCallback(client)])
@@ -42,8 +42,8 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from crucible_client.points import metric_points
-from crucible_client.spool import BackgroundDrain, Batch, Refused, SendLater, Spool
+from .points import metric_points
+from .spool import BackgroundDrain, Batch, Refused, SendLater, Spool
 
 try:  # the client works without transformers; only the callback needs it
     from transformers import TrainerCallback
@@ -59,7 +59,7 @@ MAX_BACKOFF_S = 30.0
 # in the background, so the trainer waits seconds for an outage, not minutes.
 CALLBACK_RETRIES = 2
 
-logger = logging.getLogger("training.tracking")
+logger = logging.getLogger("crucible_client.tracking")
 
 
 class CrucibleError(RuntimeError):

@@ -14,12 +14,12 @@ import pytest
 from crucible_client import Crucible, RunStream, Spool
 from crucible_client.cli import main
 from crucible_client.config import save
+from crucible_client.tracking import CrucibleCallback, CrucibleClient
 
 from experiments.models import Run
+from tests.client.test_tracking import language_model_rows, points_of, tiny_model
 from tests.experiments.metrics_setup import make_run
-from tests.training.test_tracking import language_model_rows, points_of, tiny_model
 from tests.web_server import free_port, serving_on_test_redis
-from training.tracking import CrucibleCallback, CrucibleClient
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

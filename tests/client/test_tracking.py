@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
-
-from training.tracking import CrucibleCallback, CrucibleClient, CrucibleError
+from crucible_client.tracking import CrucibleCallback, CrucibleClient, CrucibleError
 
 # --- against a scripted server ----------------------------------------------------------------
 
