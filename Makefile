@@ -10,8 +10,8 @@ NPM_STAMP := frontend/node_modules/.installed
 
 .PHONY: install frontend run worker test test-python test-frontend lint types check-types bench clean
 
-# The Python client (client/, its own package) is installed beside the platform: training's
-# tracking callback spools through it and its tests run against a live server.
+# The Python client (client/, its own package, with the outside trainers' tracking callback) is
+# installed beside the platform: its tests run against a live server.
 $(STAMP): pyproject.toml client/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
