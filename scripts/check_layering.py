@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RULES = {
     "training": {
         "django", "rest_framework", "channels", "celery", "crucible", "tasks_app", "experiments",
-        "serving",
+        "serving", "crucible_client",
     },
     "tasks_app/families": {"django", "rest_framework", "crucible", "experiments", "serving", "training"},
     "tasks_app/verifiers": {"django", "rest_framework", "crucible", "experiments", "serving", "training"},
@@ -53,11 +53,6 @@ RULES = {
         "django", "rest_framework", "channels", "celery", "crucible", "tasks_app", "experiments",
         "serving", "training",
     },
-    # The OpenAI shapes and the replica client are pure: they run and are tested without Django.
-    **{f"serving/openai_api/{name}.py": {
-        "django", "rest_framework", "channels", "celery", "crucible", "tasks_app", "experiments",
-        "serving.models", "serving.services",
-    } for name in ("protocol", "upstream")},
     "serving/services/routing.py": {"serving.services.deployments", "serving.services.canaries"},
     "serving/services/deployments.py": {"serving.services.canaries"},
 }  # fmt: skip
