@@ -249,9 +249,9 @@ class EnvDemoSettings:
 
     sft_steps: int = 300
     """SFT steps (batch 64) on the flawed teacher's moves, each a game transcript so far."""
-    grpo_steps: int = 60
+    grpo_steps: int = 80
     """GRPO steps of `prompts_per_step` tasks x `group_size` episodes, rewarded pass/fail."""
-    prompts_per_step: int = 16
+    prompts_per_step: int = 8
     group_size: int = 8
     learning_rate: float = 5e-4
     min_level: int = 3
