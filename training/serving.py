@@ -81,6 +81,12 @@ SOCKET_TIMEOUT_S = 60.0
 header, its body); idle kept-alive connections are closed after it too."""
 
 
+JOIN_WAIT_S = 0.02
+"""How long a request may wait for more room in a running batch before it joins what there
+is: on a CPU each prefill costs about as much as a step of the whole batch, so newcomers
+join together once half the batch is free, or after this wait."""
+
+
 class QueueFull(Exception):
     def __init__(self, retry_after_s: float) -> None:
         super().__init__(f"the queue is full; retry after {retry_after_s:.0f} s")
@@ -389,13 +395,16 @@ class Continuous:
 
     def take(self) -> list[Pending]:
         """Queued requests that fit in the batch: waiting for a first one when idle (and
-        ``batch_wait_s`` for company), none when full."""
+        ``batch_wait_s`` for company); while decoding, once half the batch is free or the
+        first in the queue has waited ``JOIN_WAIT_S``."""
         server = self.server
         running = len({id(row.request) for row in self.rows})
         room = server.max_batch - running
         taken: list[Pending] = []
         if room <= 0:
             return taken
+        if running and 2 * room < server.max_batch and not self.overdue():
+            return taken  # a prefill costs about a step: newcomers join a few at a time
         if running == 0:
             try:
                 taken.append(server._queue.get(timeout=0.2))
@@ -413,6 +422,13 @@ class Continuous:
             except queue.Empty:
                 break
         return taken
+
+    def overdue(self) -> bool:
+        """Whether the longest-queued request has waited ``JOIN_WAIT_S``."""
+        with self.server._queue.mutex:
+            waiting = self.server._queue.queue
+            first = waiting[0].received if waiting else None
+        return first is not None and time.monotonic() - first >= JOIN_WAIT_S
 
     def admit(self, taken: list[Pending]) -> None:
         """Prefill ``taken`` (those sharing an encoding and ``n`` together) into the batch."""
