@@ -52,6 +52,7 @@ lint: install
 types: install $(NPM_STAMP)
 	$(BIN)/python manage.py spectacular --file frontend/openapi/schema.yaml --validate --fail-on-warn
 	cd frontend && npm run gen:types
+	$(BIN)/python client/generate_types.py
 
 # The committed OpenAPI schema and the front end's generated types must match the API.
 check-types: install $(NPM_STAMP)

@@ -3945,7 +3945,7 @@ export interface components {
             mixed_precision?: string;
             /** @description Sampling parameters for rollouts; recorded with the run. */
             sampling?: components["schemas"]["SamplingConfig"];
-            /** @description Save a checkpoint every this many steps (0 = only at the end), so a run whose worker is lost resumes from its last one rather than from scratch; 50 steps of the demo's run (16 prompts) take about 20 s on a CPU. */
+            /** @description Save a checkpoint every this many steps (0 = only at the end): a run whose worker is lost resumes from its last one and repeats at most this many steps, not the whole run. */
             checkpoint_every?: number;
             /**
              * Format: double
@@ -4076,7 +4076,7 @@ export interface components {
             mixed_precision?: string;
             /** @description Sampling parameters for rollouts; recorded with the run. */
             sampling?: components["schemas"]["SamplingConfigInputRequest"];
-            /** @description Save a checkpoint every this many steps (0 = only at the end), so a run whose worker is lost resumes from its last one rather than from scratch; 50 steps of the demo's run (16 prompts) take about 20 s on a CPU. */
+            /** @description Save a checkpoint every this many steps (0 = only at the end): a run whose worker is lost resumes from its last one and repeats at most this many steps, not the whole run. */
             checkpoint_every?: number;
             /**
              * Format: double
