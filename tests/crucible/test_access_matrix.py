@@ -292,11 +292,11 @@ def build_world() -> World:
     checkpoint = Checkpoint.objects.create(run=run, step=40, path="/nonexistent/step-40")
     rollout = Rollout.objects.create(
         run=run, step=1, group=0, sample=0, family="digits", prompt="p", completion="c"
+    )
     upload = CheckpointUpload.objects.create(
         run=run, step=41, files=[{"path": "config.json", "size": 2, "sha256": "0" * 64}],
         total_bytes=2,
     )  # fmt: skip
-    )
     job = finished_job(admin, team, [4, 4, 3, 4], subject="candidate")
     job.checkpoint = checkpoint
     job.save()
