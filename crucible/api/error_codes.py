@@ -69,6 +69,9 @@ STATE_CODES = (
     "archived",
     "conflict",
     "export_refused",
+    "outside_run",  # a platform-only action (pause, resume, curriculum) on an outside run
+    "platform_run",  # an outside-run action (finish, resume=) on a platform run
+    "upload_conflict",
 )
 """The object is not in a state that allows the request (mostly 409)."""
 

@@ -39,8 +39,10 @@ NOT_SOCKET_TYPES = {
     "healthz.ping",
     "memory.max",
     "memory.limit_in_bytes",
+    "function",
+    "text",
 }
-"""ASGI and channel-layer messages, and cgroup files."""
+"""ASGI and channel-layer messages, cgroup files, and OpenAI's tool and response-format types."""
 
 
 def used(patterns: tuple[str, ...]) -> set[str]:
