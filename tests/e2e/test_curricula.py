@@ -31,7 +31,7 @@ def test_it_creates_a_curriculum_and_plots_its_preview(signed_in_page, e2e_user)
     # A band whose low end is above its high end is refused, and the message sits under the band.
     page.get_by_label("Band high").fill("0.2")
     page.get_by_role("button", name="Create curriculum").click()
-    expect(page.get_by_role("group", name="Target success band")).to_contain_text("must satisfy 0 <= low < high <= 1")
+    expect(page.get_by_role("group", name="Target success band")).to_contain_text("must be [low, high] with 0 <= low < high <= 1")
     expect(page.get_by_label("Band high")).to_have_attribute("aria-invalid", "true")
     screenshot(page, "curriculum-field-error")
 
