@@ -97,6 +97,23 @@ class VersionDefaultsSerializer(serializers.Serializer):
     prompt_mode = serializers.ChoiceField(choices=["template", "as_is"])
 
 
+class EpisodeLimitsSerializer(serializers.Serializer):
+    max_turns = serializers.IntegerField(help_text="Assistant messages per episode at most.")
+    max_tokens_per_turn = serializers.IntegerField(
+        help_text="Tokens one assistant message may have."
+    )
+    max_total_tokens = serializers.IntegerField(
+        help_text="Tokens of the conversation after the opening, the environment's included."
+    )
+
+
+class FamilyEnvironmentSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="An environment kind that plays this family's kind.")
+    limits = EpisodeLimitsSerializer(
+        help_text="Stored complete; on input any limit left out is the kind's default."
+    )
+
+
 class FamilySerializer(SlugFreeInTeamMixin, StrictModelSerializer):
     team = TeamSlugField()
     slug = serializers.SlugField(max_length=60, required=False)
@@ -108,6 +125,13 @@ class FamilySerializer(SlugFreeInTeamMixin, StrictModelSerializer):
     held_out_fraction = serializers.FloatField(min_value=0.0, max_value=0.9, required=False)
     params = pool_reports.json_object(
         required=False, help_text="Generator parameters, as the kind's params_schema says."
+    )
+    environment = documented_json(
+        FamilyEnvironmentSerializer,
+        required=False,
+        allow_null=True,
+        help_text="Null for a single-turn family; else the environment kind it is played as "
+        "and the episode limits.",
     )
 
     class Meta:
@@ -122,6 +146,7 @@ class FamilySerializer(SlugFreeInTeamMixin, StrictModelSerializer):
             "params",
             "prompt_template",
             "held_out_fraction",
+            "environment",
             "latest_version",
             "version_count",
             "version_defaults",

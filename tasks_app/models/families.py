@@ -24,6 +24,16 @@ class TaskFamily(TeamOwned):
         blank=True, help_text="Overrides the kind's template when set."
     )
     held_out_fraction = models.FloatField(default=0.1)
+    environment = models.JSONField(
+        null=True,
+        blank=True,
+        default=None,
+        help_text=(
+            "Null for a single-turn family; else how it is played as an environment: "
+            '{"kind": <environment kind>, "limits": {"max_turns", "max_tokens_per_turn", '
+            '"max_total_tokens"}} (tasks_app.environments.family_config).'
+        ),
+    )
     updated_at = models.DateTimeField(auto_now=True)
     archived_at = models.DateTimeField(
         null=True,

@@ -28,11 +28,20 @@ from rest_framework import exceptions, status
 from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors
+from tasks_app.environments.family_config import EnvironmentConfigInvalid, checked_environment
 from tasks_app.families import common as kinds_common
 from tasks_app.families.registry import UnknownKind, load_kind
 from tasks_app.models import Curriculum, PoolVersion, TaskFamily
 
-EDITABLE = ("name", "slug", "description", "params", "prompt_template", "held_out_fraction")
+EDITABLE = (
+    "name",
+    "slug",
+    "description",
+    "params",
+    "prompt_template",
+    "held_out_fraction",
+    "environment",
+)
 NAME_CONSTRAINT = "family_name_per_team"
 
 
@@ -65,6 +74,15 @@ def checked_template(kind: ModuleType, template: str) -> str:
     if problem:
         raise field_errors([("prompt_template", problem)])
     return template
+
+
+def checked_family_environment(kind: str, value: Any) -> dict[str, Any] | None:
+    """A family's ``environment`` in its complete stored shape (see
+    ``tasks_app.environments.family_config``); else a 400 naming ``environment.<field>``."""
+    try:
+        return checked_environment(value, kind, dict(settings.ENVIRONMENT_KINDS))
+    except EnvironmentConfigInvalid as exc:
+        raise field_errors(exc.errors) from exc
 
 
 def template_kwargs(family: TaskFamily) -> dict[str, str]:
@@ -129,6 +147,7 @@ def create_family(
     kind = kind_module(fields["kind"])
     fields["params"] = checked_params(kind, fields.get("params"))
     checked_template(kind, fields.get("prompt_template", ""))
+    fields["environment"] = checked_family_environment(fields["kind"], fields.get("environment"))
     name = checked_name(team, name)
     family = TaskFamily(
         team=team, created_by=user, name=name, slug=checked_slug(team, slug, name), **fields
@@ -151,6 +170,8 @@ def update_family(user: AbstractBaseUser, family: TaskFamily, **fields: Any) -> 
         fields["params"] = checked_params(kind, fields["params"])
     if "prompt_template" in fields:
         checked_template(kind, fields["prompt_template"])
+    if "environment" in fields:
+        fields["environment"] = checked_family_environment(family.kind, fields["environment"])
     if "name" in fields:
         fields["name"] = checked_name(family.team, fields["name"], family=family)
     changes = {
