@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from . import stability
+
 DEFAULT_RESAMPLES = 2000
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_THRESHOLD_PTS = 2.0
@@ -38,6 +40,9 @@ class Outcome:
     k: int
     errors: dict[str, int] = field(default_factory=dict)
     """Failed samples by ``<stage>/<error type>`` of the first layer that failed."""
+    episodes: dict[str, Any] | None = None
+    """A family played as an environment: the task's turn budget and its k episodes
+    (``experiments.stability``); None for a single-turn family."""
 
     @property
     def success(self) -> float:
@@ -165,8 +170,9 @@ def _pts(fraction: float) -> str:
 
 
 def profile(outcomes: Sequence[Outcome], *, worst: int = WORST_TASKS) -> dict[str, Any]:
-    """Success by family and difficulty, failures by verifier layer, the worst tasks and
-    pass@1 against pass@k, for one side of a report."""
+    """Success by family and difficulty, failures by verifier layer, the worst tasks,
+    pass@1 against pass@k and, for families played as environments, stability over turns
+    (``experiments.stability``), for one side of a report."""
     by_level: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     errors: dict[str, Counter[str]] = defaultdict(Counter)
     for o in outcomes:
@@ -182,10 +188,12 @@ def profile(outcomes: Sequence[Outcome], *, worst: int = WORST_TASKS) -> dict[st
         },
         "errors_by_layer": {f: _by_layer(c) for f, c in sorted(errors.items())},
         "worst_tasks": [
-            asdict(o) | {"success": o.success}
+            {key: value for key, value in asdict(o).items() if key != "episodes"}
+            | {"success": o.success}
             for o in sorted(outcomes, key=lambda o: (o.success, o.family, o.task_hash))[:worst]
         ],
         "pass_at_k": _pass_at_k(outcomes),
+        "stability": stability.profile(outcomes),
     }
 
 

@@ -61,7 +61,7 @@ RULES = {
 PURE_EXPERIMENTS = (
     "adapters", "algorithms", "catalogue", "checkpoint_files", "config", "downsample", "health",
     "ingest", "jobs", "memory", "model_format", "preflight", "report_export", "run_filter",
-    "sizing", "stats",
+    "sizing", "stability", "stats",
 )  # fmt: skip
 NOT_IN_PURE_EXPERIMENTS = {
     "django", "rest_framework", "channels", "celery", "crucible", "experiments.models",

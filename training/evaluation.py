@@ -1,7 +1,10 @@
 """Held-out evaluation: sample once per item at a given temperature, report pass rates.
 
 `judged_batches` is the loop an evaluation job runs (k samples per task, batch by batch):
-each batch's verification runs on threads while the next batch generates.
+each batch's verification runs on threads while the next batch generates. A family played
+as an environment runs `judged_episode_batches` instead: k episodes per task, each kept as
+`episode_summary` (passed, turns used, tokens, turn and tool errors) beside the task's turn
+budget and the `agreement` of its repeated episodes.
 """
 
 from __future__ import annotations
@@ -9,16 +12,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from training import metric_catalogue as metric
 from training.config import SamplingConfig
-from training.episodes import EnvironmentSpec, play
+from training.episodes import EnvironmentSpec, EpisodeRecord, TurnLimits, play
 from training.generation import Generator, HFGenerator
 from training.interfaces import Item, RewardFn, RewardResult
-from training.metrics import success_breakdown
+from training.metrics import TOOL_CALL_ERRORS, success_breakdown
 from training.prompting import RAW_FORMAT, PromptFormat, answers_only
 from training.verification import Verification, start_verification
 
@@ -144,3 +148,89 @@ def judged_batches(
         pending = (chunk, verification)
     if pending is not None:
         yield pending[0], pending[1].result()
+
+
+# --- episodes in an evaluation job ------------------------------------------------------------
+
+
+def turn_budget(item: Item, limits: TurnLimits) -> int:
+    """The turns an episode of `item` may use: the limits' `max_turns`, or fewer where the
+    task carries its own budget in its expected data's `max_turns` (a guessing game's)."""
+    own = item.payload.get("max_turns") if isinstance(item.payload, dict) else None
+    if isinstance(own, int) and not isinstance(own, bool) and own > 0:
+        return min(limits.max_turns, own)
+    return limits.max_turns
+
+
+def episode_summary(record: EpisodeRecord, result: RewardResult) -> dict[str, Any]:
+    """What an evaluation keeps of one judged episode: whether it passed, the assistant turns
+    it used, its tokens (after the opening, the environment's included; and the assistant's),
+    its turns with an error (`turn_errors`) and with a tool-call error (`tool_errors`), and
+    why it ended."""
+    return {
+        "passed": bool(result.passed),
+        "turns": record.turns,
+        "tokens": record.tokens,
+        "assistant_tokens": record.assistant_tokens,
+        "turn_errors": sum(e is not None for e in record.errors),
+        "tool_errors": sum(e in TOOL_CALL_ERRORS for e in record.errors),
+        "ended_by": record.ended_by,
+    }
+
+
+def agreement(passes: int, k: int) -> float | None:
+    """Consistency of k repeated episodes of one task: the share of pairs of them with the
+    same outcome (1.0 when all pass or all fail, lowest at an even split); None below 2."""
+    if k < 2:
+        return None
+    return (passes * (passes - 1) + (k - passes) * (k - passes - 1)) / (k * (k - 1))
+
+
+@dataclass
+class EpisodeBatch:
+    """One batch of an evaluation job on episodes: its tasks, and per task its k judged
+    episodes (rows i*k .. i*k+k-1 of `results` and `records` for task i)."""
+
+    items: Sequence[Item]
+    results: list[RewardResult]
+    records: list[EpisodeRecord]
+    k: int
+
+    def task_episodes(self, i: int, limits: TurnLimits) -> dict[str, Any]:
+        """Task i's episodes as an evaluation stores them: its turn budget, each episode's
+        `episode_summary`, and their `agreement`."""
+        rows = range(i * self.k, (i + 1) * self.k)
+        episodes = [episode_summary(self.records[r], self.results[r]) for r in rows]
+        passes = sum(e["passed"] for e in episodes)
+        return {
+            "turn_budget": turn_budget(self.items[i], limits),
+            "episodes": episodes,
+            "agreement": agreement(passes, self.k),
+        }
+
+
+def judged_episode_batches(
+    generator: Generator,
+    tokenizer: PreTrainedTokenizerBase,
+    items: Sequence[Item],
+    spec: EnvironmentSpec,
+    sampling: SamplingConfig,
+    k: int,
+    *,
+    prompts_per_batch: int,
+    seed_of: Callable[[int], int],
+    device: torch.device,
+    prompt_format: PromptFormat = RAW_FORMAT,
+) -> Iterator[EpisodeBatch]:
+    """`judged_batches` for a family played as an environment: per batch of
+    `prompts_per_batch` items, in order, k episodes of each (the engine's batched play, at the
+    evaluation's temperature; each turn at most the limits' `max_tokens_per_turn`), each judged
+    on its final state by `spec.reward_fn`. Seeded with `seed_of(start)` before each batch, so
+    a batch plays the same whatever ran before it."""
+    for start in range(0, len(items), prompts_per_batch):
+        chunk = items[start : start + prompts_per_batch]
+        rows = [item for item in chunk for _ in range(k)]
+        torch.manual_seed(seed_of(start))
+        played = play(generator, tokenizer, prompt_format, spec, rows, sampling, device)
+        results = spec.reward_fn(rows, played.records)
+        yield EpisodeBatch(chunk, results, played.records, k)
