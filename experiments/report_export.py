@@ -43,6 +43,7 @@ def report_html(report: dict[str, Any]) -> str:
         _errors_by_layer(figures["baseline_profile"], "Baseline"),
         "<h2>Long tail</h2>",
         _worst_tasks(figures["candidate_profile"]),
+        _stability(figures["candidate_profile"], figures["baseline_profile"]),
         "<h2>Reward-hacking and drift signals</h2>",
         _signals(figures.get("signals")),
         "<h2>Review</h2>",
@@ -180,6 +181,110 @@ def _worst_tasks(profile: dict[str, Any]) -> str:
     )
     head = "<tr><th>Task</th><th>Family</th><th>Difficulty</th><th>Passed</th><th>Errors</th></tr>"
     return f"<h3>Candidate's worst tasks</h3><table>{head}{rows}</table>"
+
+
+def _stability(candidate: dict[str, Any], baseline: dict[str, Any]) -> str:
+    """Families played as environments: success against the turns used, success within t
+    turns (the turn budget), pass^j of repeated episodes, and a table of each side's figures;
+    nothing when no family was (single-turn reports, and reports made before)."""
+    cand, base = candidate.get("stability") or {}, baseline.get("stability") or {}
+    families = sorted({*cand, *base})
+    if not families:
+        return ""
+    charts = []
+    for family in families:
+        c, b = cand.get(family, {}), base.get(family, {})
+        charts += [
+            _xy_chart(
+                f"{family}: success by turns used", "t",
+                *[[(p["turns"], p["success"]) for p in s.get("by_turns_used", [])] for s in (c, b)],
+            ),
+            _xy_chart(
+                f"{family}: success within t turns", "t",
+                *[[(p["turns"], p["success"]) for p in s.get("within_turns", [])] for s in (c, b)],
+            ),
+            _xy_chart(
+                f"{family}: pass^k of repeated episodes", "k",
+                *[
+                    [(p["k"], p["value"]) for p in s.get("consistency", {}).get("pass_hat_k", [])]
+                    for s in (c, b)
+                ],
+            ),
+        ]  # fmt: skip
+    rows = "".join(
+        _stability_row(family, side, figures)
+        for family in families
+        for side, figures in (("baseline", base.get(family)), ("candidate", cand.get(family)))
+        if figures
+    )
+    head = (
+        "<tr><th>Family</th><th>Side</th><th>Episodes</th><th>Success</th><th>Turns used</th>"
+        "<th>Turn budget</th><th>Agreement</th><th>All agree</th><th>Tool errors / episode</th>"
+        "<th>Tokens / episode</th></tr>"
+    )
+    return (
+        "<h2>Stability over turns</h2>"
+        f"<div>{''.join(charts)}</div><table>{head}{rows}</table>"
+        "<p class='subtle'>Agreement: the share of pairs of a task's repeated episodes with the "
+        "same outcome. pass^k: the chance that k episodes of a task all pass.</p>"
+    )
+
+
+def _stability_row(family: str, side: str, s: dict[str, Any]) -> str:
+    agreement = s["consistency"].get("agreement")
+    budgets = ", ".join(f"{b['budget']}: {b['success']:.0%}" for b in s.get("by_budget", []))
+    return (
+        f"<tr><td>{escape(family)}</td><td>{side}</td><td>{s['episodes']}</td>"
+        f"<td>{s['success']:.0%}</td><td>{s['mean_turns']:.2f}</td>"
+        f"<td>{s['mean_budget']:.2f} <span class='subtle'>({escape(budgets)})</span></td>"
+        f"<td>{'–' if agreement is None else f'{agreement:.0%}'}</td>"
+        f"<td>{s['consistency']['all_agree']:.0%}</td>"
+        f"<td>{s['tool_errors_per_episode']:.2f}</td><td>{s['tokens_per_episode']:.1f}</td></tr>"
+    )
+
+
+def _xy_chart(
+    caption: str,
+    prefix: str,
+    cand: list[tuple[int, float]],
+    base: list[tuple[int, float]],
+) -> str:
+    """A small chart of success-like values (0 to 1) against whole numbers, as the
+    difficulty charts draw them: candidate in blue, baseline in dashed grey."""
+    width, height, pad = 240, 130, 26
+    xs = sorted({x for x, _ in cand + base})
+
+    def x(v: int) -> float:
+        share = xs.index(v) / (len(xs) - 1) if len(xs) > 1 else 0.5
+        return pad + share * (width - 2 * pad)
+
+    def y(s: float) -> float:
+        return height - pad - s * (height - 2 * pad)
+
+    def path(points: list[tuple[int, float]], colour: str, dash: str) -> str:
+        if not points:
+            return ""
+        d = " ".join(f"{'L' if i else 'M'}{x(a):.1f},{y(b):.1f}" for i, (a, b) in enumerate(points))
+        dots = "".join(
+            f"<circle cx='{x(a):.1f}' cy='{y(b):.1f}' r='2.5' fill='{colour}'/>" for a, b in points
+        )
+        return f"<path d='{d}' fill='none' stroke='{colour}' stroke-width='2' {dash}/>{dots}"
+
+    ticks = "".join(
+        f"<text x='{x(v):.1f}' y='{height - 8}' font-size='10' text-anchor='middle'>"
+        f"{prefix}{v}</text>"
+        for v in xs
+    )
+    return (
+        f"<figure><svg width='{width}' height='{height}' xmlns='http://www.w3.org/2000/svg' "
+        f"role='img' aria-label='{escape(caption)}'>"
+        f"<line x1='{pad}' x2='{width - pad}' y1='{y(0):.1f}' y2='{y(0):.1f}' stroke='#ccc'/>"
+        f"<text x='0' y='{y(1) + 4:.1f}' font-size='10'>100%</text>"
+        f"<text x='0' y='{y(0) + 4:.1f}' font-size='10'>0%</text>{ticks}"
+        f"{path(base, '#9aa0a6', DASHED)}{path(cand, '#1a73e8', '')}"
+        f"</svg><figcaption>{escape(caption)} (blue: candidate, grey: baseline)</figcaption>"
+        "</figure>"
+    )
 
 
 def _signals(found: dict[str, Any] | None) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from experiments import stats
 from experiments.report_export import report_html
+from experiments.stats import Outcome
 
 
 def profile(errors: dict[str, Any], worst: list[dict[str, Any]]) -> dict[str, Any]:
@@ -75,3 +77,33 @@ def test_it_names_a_commented_plot_by_its_title() -> None:
     assert "<li>ada on the plot Success by difficulty: steep at d3</li>" in html
     assert "<li>grace on digits: fine</li>" in html
     assert "success_by_level" not in html
+
+
+def test_it_draws_stability_over_turns_only_for_families_played_as_environments() -> None:
+    assert "Stability over turns" not in report_html(report())
+    from_stats = stats.profile(
+        [
+            Outcome("a", "guess", 3, 1, 2, {}, {"turn_budget": 4, "episodes": [
+                {"passed": True, "turns": 2, "tokens": 9, "tool_errors": 0},
+                {"passed": False, "turns": 4, "tokens": 20, "tool_errors": 1},
+            ]}),
+            Outcome("b", "guess", 3, 2, 2, {}, {"turn_budget": 4, "episodes": [
+                {"passed": True, "turns": 1, "tokens": 5, "tool_errors": 0},
+                {"passed": True, "turns": 3, "tokens": 14, "tool_errors": 0},
+            ]}),
+        ]
+    )  # fmt: skip
+    data = report()
+    data["figures"]["candidate_profile"]["stability"] = from_stats["stability"]
+    html = report_html(data)
+    assert "<h2>Stability over turns</h2>" in html
+    for chart in ("success by turns used", "success within t turns", "pass^k of repeated"):
+        assert f"aria-label='guess: {chart}" in html
+    # Candidate only (the baseline evaluated no episodes): its row, agreement 50% (a split, b
+    # agreed), all agree 50%, 0.25 tool errors and 12 tokens per episode.
+    assert (
+        "<tr><td>guess</td><td>candidate</td><td>4</td><td>75%</td><td>2.50</td>"
+        "<td>4.00 <span class='subtle'>(4: 75%)</span></td><td>50%</td><td>50%</td>"
+        "<td>0.25</td><td>12.0</td></tr>"
+    ) in html
+    assert "<td>baseline</td>" not in html
