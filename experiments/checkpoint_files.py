@@ -6,6 +6,10 @@ path of plain names (letters, digits, ``. _ -``), never absolute, never ``..`` o
 most ``MAX_DEPTH`` levels; two paths that differ only in case are refused (they would be one
 file on some disks). Weights come as safetensors: pickled files (``.bin``, ``.pt``...) run
 code when loaded, so they are refused, as is anything past the size and count limits.
+
+A directory with ``adapter_config.json`` is a LoRA adapter (``peft``'s ``save_pretrained``):
+it needs its weights as ``adapter_model.safetensors`` instead of ``config.json``, and it
+becomes a checkpoint on the catalogue model it names as its base.
 """
 
 from __future__ import annotations
@@ -23,6 +27,10 @@ NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 PICKLED_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".h5", ".msgpack")
 REQUIRED = ("config.json",)
+ADAPTER_CONFIG = "adapter_config.json"
+ADAPTER_REQUIRED = (ADAPTER_CONFIG, "adapter_model.safetensors")
+ADAPTER_CONFIG_MAX_BYTES = 64 * 1024
+"""An adapter's config is a few hundred bytes; this is read into memory before it is checked."""
 
 
 @dataclass(frozen=True)
@@ -77,10 +85,23 @@ def check_files(items: Any, *, max_total_bytes: int) -> tuple[list[DeclaredFile]
     total = sum(f.size for f in files)
     if total > max_total_bytes:
         return [], [("files", f"{total} bytes in all; a checkpoint is at most {max_total_bytes}")]
-    missing = [name for name in REQUIRED if name not in {f.path for f in files}]
+    paths = {f.path for f in files}
+    adapter = is_adapter(files)
+    missing = [name for name in (ADAPTER_REQUIRED if adapter else REQUIRED) if name not in paths]
     if missing:
-        return [], [("files", f"a model directory has {', '.join(missing)}")]
+        what = "an adapter directory" if adapter else "a model directory"
+        return [], [("files", f"{what} has {', '.join(missing)}")]
+    config = next((f for f in files if f.path == ADAPTER_CONFIG), None)
+    if config is not None and config.size > ADAPTER_CONFIG_MAX_BYTES:
+        why = f"{ADAPTER_CONFIG} is at most {ADAPTER_CONFIG_MAX_BYTES} bytes; got {config.size}"
+        return [], [("files", why)]
     return files, []
+
+
+def is_adapter(files: list[DeclaredFile] | list[dict[str, Any]]) -> bool:
+    """Whether the declared directory is a LoRA adapter (it has ``adapter_config.json``)."""
+    paths = {f.path if isinstance(f, DeclaredFile) else f.get("path") for f in files}
+    return ADAPTER_CONFIG in paths
 
 
 def _declared(item: Any) -> tuple[DeclaredFile | None, str]:
@@ -96,3 +117,38 @@ def _declared(item: Any) -> tuple[DeclaredFile | None, str]:
     if not isinstance(digest, str) or not SHA256.fullmatch(digest):
         return None, "sha256 is 64 lowercase hexadecimal digits"
     return DeclaredFile(item["path"], size, digest), ""
+
+
+def adapter_config_problems(config: Any) -> list[tuple[str, str]]:
+    """``(field, reason)`` for an ``adapter_config.json`` the platform cannot take: a LoRA
+    adapter of a causal LM, whose base (if named) is a string."""
+    where = ADAPTER_CONFIG
+    if not isinstance(config, dict):
+        return [(where, "a JSON object, as peft's save_pretrained writes it")]
+    problems = []
+    if config.get("peft_type") != "LORA":
+        why = f"only LoRA adapters are taken; got {str(config.get('peft_type'))[:40]!r}"
+        problems.append((f"{where}.peft_type", why))
+    if config.get("task_type") not in (None, "CAUSAL_LM"):
+        why = f"an adapter of a causal LM (CAUSAL_LM); got {str(config.get('task_type'))[:40]!r}"
+        problems.append((f"{where}.task_type", why))
+    base = config.get("base_model_name_or_path")
+    if base is not None and not isinstance(base, str):
+        problems.append((f"{where}.base_model_name_or_path", "a model name or path, or null"))
+    return problems
+
+
+def match_base(named: Any, names: set[str]) -> str | None:
+    """The catalogue name among ``names`` that ``named`` (a catalogue name, a hub id such as
+    ``org/model``, or the path the trainer had it at) stands for: the name itself, else its
+    last two parts, else its last part; None when none is in the catalogue. A name only
+    chooses the base; the adapter's weights are then loaded on it, so a same-named model of
+    another shape is still refused."""
+    if not isinstance(named, str) or not named.strip():
+        return None
+    clean = named.strip().rstrip("/")
+    parts = clean.split("/")
+    for candidate in (clean, "/".join(parts[-2:]), parts[-1]):
+        if candidate in names:
+            return candidate
+    return None

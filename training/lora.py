@@ -21,7 +21,7 @@ import torch
 from peft import LoraConfig as PeftLoraConfig
 from peft import PeftModel, get_peft_model, set_peft_model_state_dict
 from safetensors.torch import load_file
-from transformers import AutoModelForCausalLM, PreTrainedModel
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
 
 from training.fields import bounded
 
@@ -162,3 +162,19 @@ def load_adapted(directory: str | Path, dtype: torch.dtype = torch.float32) -> P
     """The adapter in `directory` merged into its base: a plain transformers model, as fast
     as the base."""
     return cast(PreTrainedModel, load_peft(directory, dtype).merge_and_unload())
+
+
+def check_adapter(directory: str | Path) -> None:
+    """Load the adapter in `directory` on the base it names, as evaluation will, and say in
+    one line (a `ValueError`) why it does not fit: layers the base lacks, weights of another
+    shape, adapter weights missing or left over. The tokenizer beside it must load too."""
+    directory = Path(directory)
+    AutoTokenizer.from_pretrained(str(directory))
+    try:
+        model = load_peft(directory)
+    except RuntimeError as exc:  # torch's "size mismatch for <name>: copying a param..."
+        lines = [line.strip() for line in str(exc).splitlines() if "size mismatch" in line]
+        raise ValueError(f"the adapter does not fit its base: {(lines or [str(exc)])[0]}") from exc
+    except ValueError as exc:  # peft: "Target modules {...} not found in the base model"
+        raise ValueError(f"the adapter does not fit its base: {exc}") from exc
+    load_adapter_weights(model, directory)

@@ -98,7 +98,8 @@ class Runs(Collection[t.RunList]):
 
     def upload_checkpoint(self, run_id: int, directory: Path | str, step: int, **options: Any) -> t.Checkpoint:
         """Upload a Hugging Face model directory as the run's checkpoint at ``step``
-        (chunked; uploading the same directory again resumes)."""
+        (chunked; uploading the same directory again resumes). A LoRA adapter directory
+        (``adapter_config.json``) goes as an adapter on its catalogue base (``adapter=``)."""
         return upload_checkpoint(self.http, run_id, directory, step, **options)
 
     def get(self, key: int | str) -> t.Run:  # the detail is wider than the list row

@@ -9,6 +9,7 @@
     crucible report --candidate 12 --baseline 11
     crucible export 7 -o ./models
     crucible upload 42 ./out/final --step 1000  an outside run's checkpoint, resumable
+    crucible upload 42 ./out/lora --step 1000 --adapter   a LoRA adapter on its base
     crucible runs finish 42 --status finished
     crucible sync                               send metrics left on disk by an outage
 
@@ -38,6 +39,7 @@ from crucible_client.api import API, Crucible
 from crucible_client.http import ApiError, Http
 from crucible_client.logger import sync
 from crucible_client.stream import progress_of
+from crucible_client.uploads import is_adapter_dir
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -130,8 +132,16 @@ def runs_finish(args: argparse.Namespace) -> int:
 
 
 def upload(args: argparse.Namespace) -> int:
-    checkpoint = client().runs.upload_checkpoint(args.run, Path(args.directory), args.step)
-    print(f"checkpoint {checkpoint['id']} of run {args.run} at step {checkpoint['step']}")
+    directory = Path(args.directory)
+    if args.adapter and not is_adapter_dir(directory):
+        print(f"{directory} has no adapter_config.json: it is not a LoRA adapter", file=sys.stderr)
+        return 2
+    # Without --adapter, a directory with adapter_config.json still goes as an adapter.
+    checkpoint = client().runs.upload_checkpoint(
+        args.run, directory, args.step, adapter=args.adapter or None
+    )
+    kind = " (a LoRA adapter on its base)" if checkpoint.get("adapter") else ""
+    print(f"checkpoint {checkpoint['id']} of run {args.run} at step {checkpoint['step']}{kind}")
     return 0
 
 
@@ -253,6 +263,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("run", type=int)
     sub.add_argument("directory")
     sub.add_argument("--step", type=int, required=True)
+    sub.add_argument(
+        "--adapter", action="store_true",
+        help="the directory is a LoRA adapter (found out anyway from adapter_config.json)",
+    )  # fmt: skip
     command("sync", sync_command, help="send metrics an outage left on disk")
     return top
 

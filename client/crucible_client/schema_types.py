@@ -683,6 +683,8 @@ class EvaluationJob(TypedDict):
     families: list[EvaluatedFamily]
     k: int
     temperature: float
+    prompt_format: NotRequired[PromptFormatInputRequest]
+    format_of_checkpoint: NotRequired[int]
     max_new_tokens: int
     max_tasks: int
     seed: int
@@ -698,6 +700,7 @@ class EvaluationJob(TypedDict):
 
 
 class EvaluationJobDetail(TypedDict):
+    prompt_format: PromptFormat
     id: int
     team: str
     checkpoint: int | None
@@ -722,6 +725,7 @@ class EvaluationJobDetail(TypedDict):
     results: list[FamilyResult]
 
 
+    prompt_format: PromptFormat
 class EvaluationSuite(TypedDict):
     id: int
     team: str

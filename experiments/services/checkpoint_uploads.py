@@ -13,6 +13,13 @@ reports, promoted, registered and deployed the same way).
    LM (config and tokenizer through ``from_pretrained``, no remote code), then it moves into
    the run's checkpoint folder (``<run>/checkpoints/step-NNNNNN/model``) in one rename.
 
+A LoRA adapter directory (``adapter_config.json`` and ``adapter_model.safetensors``, as peft
+saves it) becomes a checkpoint like a platform LoRA run's: its base is the catalogue model
+that its config's ``base_model_name_or_path`` stands for (``checkpoint_files.match_base``),
+else the run's ``base_model``; the config is rewritten to name that model's directory, the
+base's tokenizer is copied beside it when the upload has none, and it must load on the base
+(in a child process, as a full directory does) before it becomes the checkpoint.
+
 The staging folder is ``<run>/uploads/<upload id>``; every path written is resolved inside it
 and opened without following links, so nothing lands outside it.
 """
@@ -20,6 +27,7 @@ and opened without following links, so nothing lands outside it.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -37,9 +45,16 @@ from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors
 
 from .. import catalogue
-from ..checkpoint_files import CHUNK_MAX_BYTES, check_files
-from ..models import Checkpoint, CheckpointUpload, Run, UploadState
-from . import live, outside_runs
+from ..checkpoint_files import (
+    ADAPTER_CONFIG,
+    CHUNK_MAX_BYTES,
+    adapter_config_problems,
+    check_files,
+    is_adapter,
+    match_base,
+)
+from ..models import Checkpoint, CheckpointUpload, Run, RunState, UploadState
+from . import live, outside_runs, run_hooks
 from .recording import run_dir
 
 logger = logging.getLogger(__name__)
@@ -48,6 +63,13 @@ HASH_CHUNK_BYTES = 1 << 20
 LOAD_CHECK_SECONDS = 120
 LOAD_CHECK = "import sys; from training.model_info import describe; describe(sys.argv[1])"
 """Config and tokenizer through ``from_pretrained`` (no remote code), weights' headers read."""
+ADAPTER_CHECK = "import sys; from training.lora import check_adapter; check_adapter(sys.argv[1])"
+"""The tokenizer, and the adapter loaded on its base with every weight's shape matching."""
+BASE_TOKENIZER_FILES = (
+    "tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "merges.txt",
+    "special_tokens_map.json", "added_tokens.json", "chat_template.jinja", "chat_template.json",
+)  # fmt: skip
+"""What of its base an adapter uploaded without a tokenizer gets beside it."""
 
 
 class UploadConflict(ValidationError):
@@ -162,7 +184,17 @@ def complete(user: AbstractBaseUser, upload: CheckpointUpload) -> Checkpoint:
             return upload.checkpoint  # a retried request
         _check_whole(upload)
         root = staging(upload)
-        _check_loads(root)
+        if is_adapter(upload.files):
+            sent = (root / ADAPTER_CONFIG).read_bytes()
+            try:
+                base = _adopt_base(upload.run, root)
+                _check_in_child(root, ADAPTER_CHECK, "the adapter does not load on its base")
+            except BaseException:
+                (root / ADAPTER_CONFIG).write_bytes(sent)  # as sent: its digest still holds
+                raise
+            _name_base(upload.run, base)
+        else:
+            _check_loads(root)
         target = final_dir(upload.run, upload.step)
         if target.exists():
             raise conflict("step", f"the run already has a checkpoint at step {upload.step}")
@@ -181,6 +213,10 @@ def complete(user: AbstractBaseUser, upload: CheckpointUpload) -> Checkpoint:
                changes={"step": upload.step, "bytes": upload.total_bytes})  # fmt: skip
     logger.info("checkpoint.uploaded", extra={"run_id": upload.run_id, "step": upload.step})
     transaction.on_commit(lambda: live.run_changed(upload.run))
+    if upload.run.state == RunState.SUCCEEDED:
+        # The trainer finished the run before uploading: what follows a run's success (its
+        # experiment's final evaluation) now has its final checkpoint.
+        transaction.on_commit(lambda: run_hooks.run_succeeded(upload.run))
     return checkpoint
 
 
@@ -218,9 +254,13 @@ def _check_loads(root: Path) -> None:
         raise field_errors([("files", why + "a tokenizer")])
     if not any(root.glob("*.safetensors")):
         raise field_errors([("files", "no weights: a model directory has *.safetensors files")])
+    _check_in_child(root, LOAD_CHECK, "the directory does not load")
+
+
+def _check_in_child(root: Path, script: str, failed: str) -> None:
     # In a child process, time-limited and given no secrets: the files are the caller's, and
     # a hostile tokenizer or config must not stall or bloat the web process.
-    command = [sys.executable, "-c", LOAD_CHECK, str(root)]
+    command = [sys.executable, "-c", script, str(root)]
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(settings.BASE_DIR),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HOME": str(root)}  # fmt: skip
     try:
@@ -233,7 +273,47 @@ def _check_loads(root: Path) -> None:
         raise field_errors([("files", why)]) from exc
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["it could not be read"])[-1]
-        raise field_errors([("files", f"the directory does not load: {last[:300]}")])
+        raise field_errors([("files", f"{failed}: {last[:300]}")])
+
+
+def _adopt_base(run: Run, root: Path) -> str:
+    """The catalogue name of the adapter's base; its config rewritten to name the base's
+    directory on this machine, and the base's tokenizer copied in when it brought none."""
+    path = root / ADAPTER_CONFIG
+    try:
+        config = json.loads(path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise field_errors([(ADAPTER_CONFIG, f"not JSON: {str(exc)[:120]}")]) from exc
+    problems = adapter_config_problems(config)
+    if problems:
+        raise field_errors(problems)
+    models_dir = Path(settings.MODELS_DIR)
+    names = {entry.name for entry in catalogue.catalogue(models_dir)}
+    named = config.get("base_model_name_or_path")
+    base = match_base(named, names) or match_base(run.base_model, names)
+    if base is None:
+        said = f"{ADAPTER_CONFIG} names {str(named)[:80]!r} and the run {run.base_model[:80]!r}"
+        why = f"{said}: neither is a model of the catalogue ({', '.join(sorted(names))})"
+        raise field_errors([("base_model", why)])
+    try:
+        base_dir = catalogue.resolve(base, models_dir)
+    except catalogue.UnknownModel as exc:
+        raise field_errors([("base_model", str(exc))]) from exc
+    config["base_model_name_or_path"] = str(base_dir)
+    path.write_text(json.dumps(config, indent=2))
+    if not any((root / name).is_file() for name in catalogue.TOKENIZER_FILES):
+        for name in BASE_TOKENIZER_FILES:
+            if (base_dir / name).is_file():
+                shutil.copyfile(base_dir / name, root / name)
+    return base
+
+
+def _name_base(run: Run, base: str) -> None:
+    """An outside run that named no base model takes its adapter's: its configuration of
+    record (the chat template its reports and exports read) is then that model's."""
+    if not run.base_model:
+        Run.objects.filter(pk=run.pk, base_model="").update(base_model=base)
+        run.base_model = base
 
 
 def _metrics_at(run: Run, step: int) -> dict[str, float | None]:

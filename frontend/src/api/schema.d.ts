@@ -3096,6 +3096,10 @@ export interface components {
             readonly max_tasks: number;
             readonly seed: number;
             readonly state: components["schemas"]["EvaluationStateEnum"];
+            /** @description How each task becomes model input: {kind: raw | chat, system_prompt, reasoning_tags}. Default: a checkpoint's recorded format (the one it trained in), raw for a base model; chat needs a model whose tokenizer has a chat template. */
+            prompt_format?: components["schemas"]["PromptFormatInputRequest"];
+            /** @description Or: evaluate in the format this checkpoint of the team trained in (a base model evaluated to compare with it). */
+            format_of_checkpoint?: number;
             /** Format: double */
             readonly progress: number;
             readonly message: string;
@@ -3111,6 +3115,8 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
+            /** @description How each task became model input and where the answer starts: raw, or the model's chat template with its system prompt and reasoning tags. */
+            readonly prompt_format: components["schemas"]["PromptFormat"];
         EvaluationJobDetail: {
             readonly id: number;
             readonly team: string;
@@ -3141,6 +3147,8 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
             /** @description What the job found so far, family by family. */
+            /** @description How each task became model input and where the answer starts: raw, or the model's chat template with its system prompt and reasoning tags. */
+            readonly prompt_format: components["schemas"]["PromptFormat"];
             readonly results: components["schemas"]["FamilyResult"][];
         };
         /** @enum {string} */
