@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 from crucible.accounts.models import Role
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, check_role, visible_teams
 from crucible.api.serializers import StrictSerializer, documented_json
+from training.prompting import PromptFormat
 
 from .. import report_export, stats
 from ..models import (
@@ -38,6 +39,7 @@ from ..models import (
     ReviewDecision,
 )
 from ..services import evaluation, releases, reports, suites
+from .config_fields import serializer_for
 from .health import SignalSerializer
 from .promotion import PromotionSerializer
 
@@ -64,15 +66,24 @@ class EvaluationJobSerializer(serializers.ModelSerializer):
         component_name="EvaluationStateEnum",
         read_only=True,
     )
+    prompt_format = serializers.SerializerMethodField(
+        help_text="How each task became model input and where the answer starts: raw, or "
+        "the model's chat template with its system prompt and reasoning tags."
+    )
 
     class Meta:
         model = EvaluationJob
         fields = [
             "id", "team", "checkpoint", "model", "subject", "suite", "families", "k",
-            "temperature", "max_new_tokens", "max_tasks", "seed", "state", "progress", "message",
-            "attempts", "tasks", "created_by", "created_at", "started_at", "finished_at",
+            "temperature", "max_new_tokens", "max_tasks", "seed", "prompt_format", "state",
+            "progress", "message", "attempts", "tasks", "created_by", "created_at",
+            "started_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    @extend_schema_field(serializer_for(PromptFormat, "stored"))
+    def get_prompt_format(self, job: EvaluationJob) -> dict[str, Any]:
+        return evaluation.format_data(evaluation.prompt_format(job))
 
     def get_tasks(self, job: EvaluationJob) -> int:
         counted = getattr(job, "results_count", None)  # annotated by the list's queryset
@@ -146,6 +157,18 @@ class EvaluationCreateSerializer(EvaluationSettingsSerializer):
         help_text="An evaluation suite of the team, whose families and settings are copied "
         "(give either a suite or families and settings, not both).",
     )
+    prompt_format = documented_json(
+        serializer_for(PromptFormat, "input"),
+        required=False,
+        help_text="How each task becomes model input: {kind: raw | chat, system_prompt, "
+        "reasoning_tags}. Default: a checkpoint's recorded format (the one it trained in), "
+        "raw for a base model; chat needs a model whose tokenizer has a chat template.",
+    )
+    format_of_checkpoint = serializers.IntegerField(
+        required=False,
+        help_text="Or: evaluate in the format this checkpoint of the team trained in (a base "
+        "model evaluated to compare with it).",
+    )
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         if "suite" not in data:
@@ -192,7 +215,12 @@ class EvaluationViewSet(
         body.is_valid(raise_exception=True)
         data = body.validated_data
         team = self.team_for_write(data["team"])
-        subject = {"checkpoint": data.get("checkpoint"), "model": data.get("model")}
+        subject = {
+            "checkpoint": data.get("checkpoint"),
+            "model": data.get("model"),
+            "prompt_format": data.get("prompt_format"),
+            "format_of_checkpoint": data.get("format_of_checkpoint"),
+        }
         if "suite" in data:
             suite = suites.in_team(team, data["suite"])
             job = suites.start_evaluation(request.user, suite, **subject)

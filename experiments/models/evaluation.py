@@ -41,6 +41,10 @@ class EvaluationJob(models.Model):
     max_tasks = models.PositiveIntegerField()
     """Held-out tasks per family, at most (the first ones, in pool order)."""
     seed = models.IntegerField(default=0)
+    prompt_format = models.JSONField(null=True, blank=True)
+    """``training.prompting.PromptFormat``'s plain data: how each task became model input and
+    where the answer starts. Null for a job from before it was chosen: its checkpoint's run's
+    format, raw for a base model."""
     suite = models.ForeignKey(
         "experiments.EvaluationSuite",
         on_delete=models.SET_NULL,

@@ -14,6 +14,7 @@ the team's usage as ``evaluation`` on the job's queue.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -38,6 +39,7 @@ from tasks_app.services import held_out, pinning
 from training.config import ModelConfig, SamplingConfig
 from training.decode import make_generator
 from training.evaluation import EVAL_PROMPTS_PER_BATCH, EVAL_VERIFICATION_WORKERS, judged_batches
+from training.field_spec import Problems, build, load
 from training.interfaces import RewardResult
 from training.models import load_model
 from training.prompting import RAW_FORMAT, PromptFormat
@@ -79,10 +81,16 @@ def start(
     checkpoint: int | None = None,
     model: str | None = None,
     suite: EvaluationSuite | None = None,
+    prompt_format: Any = None,
+    format_of_checkpoint: int | None = None,
 ) -> EvaluationJob:
     """Queue an evaluation of a checkpoint of ``team`` or of a catalogue model; ``suite`` is
-    where ``families`` and ``settings_`` came from, if anywhere."""
+    where ``families`` and ``settings_`` came from, if anywhere. Its prompt format is
+    ``prompt_format`` (``training.prompting.PromptFormat``'s plain data), or the one checkpoint
+    ``format_of_checkpoint`` trained in (a base model evaluated to compare with it), else
+    ``chosen_format``'s default."""
     target, subject = _subject(team, checkpoint, model)
+    fmt = chosen_format(team, target, model, prompt_format, format_of_checkpoint)
     resolved = resolve_families(team, families)
     with transaction.atomic():
         job = EvaluationJob.objects.create(
@@ -96,10 +104,15 @@ def start(
             max_new_tokens=settings_.max_new_tokens,
             max_tasks=settings_.max_tasks,
             seed=settings_.seed,
+            prompt_format=format_data(fmt),
             suite=suite,
             created_by=user,
         )
-        changes = {"families": resolved, "suite": suite.pk if suite else None}
+        changes = {
+            "families": resolved,
+            "suite": suite.pk if suite else None,
+            "prompt_format": job.prompt_format,
+        }
         record(user, "evaluation.started", job, team=team, changes=changes)
         jobs.send_on_commit(RUN_EVALUATION, job.pk)
     return job
@@ -129,6 +142,62 @@ def _subject(
         known = ", ".join(sorted(names)) or "none"
         raise field_errors([("model", f"unknown model {model!r}; available: {known}")])
     return None, str(model)
+
+
+def chosen_format(
+    team: Team,
+    target: Checkpoint | None,
+    model: str | None,
+    prompt_format: Any,
+    format_of_checkpoint: int | None,
+) -> PromptFormat:
+    """The format a job evaluates in: the one given, or that of checkpoint
+    ``format_of_checkpoint``; by default a checkpoint's recorded format (the one it trained
+    in) and raw for a base model. Chat on a base model whose tokenizer has no chat template is
+    a 400 naming the field that asked for it."""
+    if prompt_format is not None and format_of_checkpoint is not None:
+        why = "give either prompt_format or format_of_checkpoint, not both"
+        raise field_errors([("format_of_checkpoint", why)])
+    field = "prompt_format.kind"
+    if prompt_format is not None:
+        try:
+            fmt = load(PromptFormat, prompt_format, "prompt_format")
+        except Problems as exc:
+            raise field_errors(exc.errors) from exc
+    elif format_of_checkpoint is not None:
+        field = "format_of_checkpoint"
+        source = (
+            Checkpoint.objects.select_related("run")
+            .filter(pk=format_of_checkpoint, run__team=team)
+            .first()
+        )
+        if source is None:
+            why = f"checkpoint {format_of_checkpoint} does not exist"
+            raise field_errors([("format_of_checkpoint", why)])
+        fmt = cfg.format_of(source.run.config_of_record)
+    elif target is not None:
+        return cfg.format_of(target.run.config_of_record)
+    else:
+        return RAW_FORMAT
+    if fmt.is_chat and target is None and not _has_chat_template(str(model)):
+        why = f"chat format needs a chat template, and the tokenizer of {model!r} has none"
+        raise field_errors([(field, why)])
+    return fmt
+
+
+def _has_chat_template(model: str) -> bool:
+    """Whether the catalogue says ``model``'s tokenizer has a chat template; True when it
+    cannot tell yet (the built-in model before it is built), for the job to find out."""
+    for entry in catalogue.catalogue(Path(settings.MODELS_DIR)):
+        if entry.name == model:
+            return entry.info is None or bool(entry.info.get("chat_template"))
+    return True
+
+
+def format_data(fmt: PromptFormat) -> dict[str, Any]:
+    """A format as the job stores it (JSON types)."""
+    data = dataclasses.asdict(fmt)
+    return {**data, "reasoning_tags": list(data["reasoning_tags"])}
 
 
 def resolve_families(team: Team, families: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -218,8 +287,11 @@ def model_dir(job: EvaluationJob) -> Path:
 
 
 def prompt_format(job: EvaluationJob) -> PromptFormat:
-    """The format a checkpoint's run trained in (its prompts encoded, its completions stopped
-    and its answers read as in training); a catalogue model is evaluated on raw prompts."""
+    """The format the job chose (its prompts encoded, its completions stopped and its
+    answers read so). A job from before the choice was stored: its checkpoint's run's
+    format, raw for a catalogue model."""
+    if job.prompt_format is not None:
+        return build(PromptFormat, job.prompt_format)
     if job.checkpoint is None:
         return RAW_FORMAT
     return cfg.format_of(job.checkpoint.run.config_of_record)

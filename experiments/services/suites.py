@@ -193,11 +193,15 @@ def start_evaluation(
     *,
     checkpoint: int | None = None,
     model: str | None = None,
+    prompt_format: Any = None,
+    format_of_checkpoint: int | None = None,
 ) -> EvaluationJob:
-    """An evaluation job with the suite's families and settings, recording the suite."""
+    """An evaluation job with the suite's families and settings, recording the suite; its
+    prompt format as ``evaluation.start`` chooses it."""
     return evaluation.start(
         user, suite.team, suite.families, settings_of(suite),
-        checkpoint=checkpoint, model=model, suite=suite,
+        checkpoint=checkpoint, model=model, suite=suite, prompt_format=prompt_format,
+        format_of_checkpoint=format_of_checkpoint,
     )  # fmt: skip
 
 

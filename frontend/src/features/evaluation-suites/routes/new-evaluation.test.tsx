@@ -57,6 +57,32 @@ describe("New evaluation", () => {
     });
   });
 
+  it("evaluates a base model in chat format when chosen, and shows a refusal under the field", async () => {
+    const { requests } = suitesApi({
+      "POST /api/v1/evaluations/": {
+        status: 400,
+        body: { errors: [{ field: "prompt_format.kind", code: "invalid", message: "chat format needs a chat template" }] },
+      },
+    });
+    renderApp("/evaluations/new?model=tiny-digit-sort");
+    const user = userEvent.setup();
+
+    const format = await screen.findByLabelText("Prompt format", {}, { timeout: 5000 });
+    expect(format).toHaveValue(""); // the default: raw for a base model
+    await user.selectOptions(format, "chat");
+    await user.type(screen.getByLabelText("System prompt"), "Sort the digits.");
+    await user.click(screen.getByRole("button", { name: "Start evaluation" }));
+
+    await waitFor(() => expect(screen.getByLabelText("Prompt format")).toHaveAccessibleDescription(/needs a chat template/));
+    const post = requests.find((r) => r.method === "POST");
+    expect(post?.body).toEqual({
+      team: "core",
+      model: "tiny-digit-sort",
+      suite: 3,
+      prompt_format: { kind: "chat", system_prompt: "Sort the digits." },
+    });
+  });
+
   it("keeps a model named by a link, saying no running worker offers it", async () => {
     suitesApi();
     renderApp("/evaluations/new?model=gpt");

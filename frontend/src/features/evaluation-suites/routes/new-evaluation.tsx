@@ -31,8 +31,22 @@ import "../evaluation-suites.css";
 
 type Subject = "checkpoint" | "model";
 type Source = "suite" | "families";
+/** "": the default (a checkpoint's recorded format, raw for a base model). */
+type FormatChoice = "" | "raw" | "chat";
 
-const shownField = (path: string) => ["checkpoint", "model", "suite"].includes(path) || shownFamilyOrSetting(path);
+const shownField = (path: string) =>
+  ["checkpoint", "model", "suite", "prompt_format", "prompt_format.kind", "prompt_format.system_prompt"].includes(path) || shownFamilyOrSetting(path);
+
+/** A format as sent: the generated type marks fields with a server default (reasoning_tags) as
+ * required, and leaving them out takes that default. */
+type FormatBody = { prompt_format?: Partial<NonNullable<EvaluationInput["prompt_format"]>> };
+
+/** The body's prompt format: left out for the default. */
+function formatBody(choice: FormatChoice, systemPrompt: string): FormatBody {
+  if (choice === "") return {};
+  if (choice === "raw") return { prompt_format: { kind: "raw" } };
+  return { prompt_format: { kind: "chat", system_prompt: systemPrompt.trim() || null } };
+}
 
 function Choice<T extends string>({ legend, value, options, onChange }: { legend: string; value: T; options: [T, string][]; onChange: (value: T) => void }) {
   return (
@@ -71,6 +85,10 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
   const [suite, setSuite] = useState<number | null>(Number(params.get("suite")) || suites[0]?.id || null);
   const [families, setFamilies] = useState<FamilyRow[]>([newRow()]);
   const [settings, setSettings] = useState<Settings>({ ...DEFAULT_SETTINGS });
+  const [format, setFormat] = useState<FormatChoice>("");
+  const [systemPrompt, setSystemPrompt] = useState("");
+  const chosenModel = models.data?.models.find((m) => m.name === model.trim());
+  const noTemplate = subject === "model" && chosenModel?.chat_template === false;
   const { byField, other } = fieldErrors(start.error, shownField);
   const errorFor = (path: string) => byField[path];
   const ready = (source === "suite" ? suite !== null : familiesChosen(families)) && (subject === "checkpoint" ? checkpoint.trim() : model.trim());
@@ -79,7 +97,7 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
     event.preventDefault();
     const target = subject === "checkpoint" ? { checkpoint: Number(checkpoint) } : { model: model.trim() };
     const what = source === "suite" ? { suite: suite as number } : { families: familiesBody(families), ...settingsBody(settings) };
-    const input: EvaluationInput = { team: team?.slug ?? "", ...target, ...what };
+    const input = { team: team?.slug ?? "", ...target, ...what, ...formatBody(format, systemPrompt) } as EvaluationInput;
     start.mutate(input, { onSuccess: () => navigate("/reports") });
   }
 
@@ -94,6 +112,25 @@ function NewEvaluationForm({ suites, versions, verifiers }: { suites: Evaluation
       ) : (
         <FormField className="es-field" label="Base model" hint={models.data?.detail || "A model of the catalogue."} error={errorFor("model")}>
           {(control) => <ModelSelect queue="cpu" value={model} onChange={setModel} control={control} />}
+        </FormField>
+      )}
+      <FormField
+        className="es-field"
+        label="Prompt format"
+        hint="How each task becomes model input. Compare a checkpoint with its base model in the same format: the checkpoint's own, which is what it trained in."
+        error={errorFor("prompt_format.kind") ?? errorFor("prompt_format")}
+      >
+        {(control) => (
+          <select {...control} className="select" value={format} onChange={(e) => setFormat(e.target.value as FormatChoice)}>
+            <option value="">{subject === "checkpoint" ? "As the checkpoint trained" : "Raw prompt (default)"}</option>
+            {subject === "checkpoint" && <option value="raw">Raw prompt</option>}
+            <option value="chat">Chat template{noTemplate ? " (this model has no chat template)" : ""}</option>
+          </select>
+        )}
+      </FormField>
+      {format === "chat" && (
+        <FormField className="es-field" label="System prompt" hint="The system turn before each prompt; leave blank for none." error={errorFor("prompt_format.system_prompt")}>
+          {(control) => <textarea {...control} className="input" rows={2} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
         </FormField>
       )}
       <Choice legend="On" value={source} options={[["suite", "From a suite"], ["families", "Chosen families"]]} onChange={setSource} />

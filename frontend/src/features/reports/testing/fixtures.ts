@@ -5,7 +5,8 @@ export function evaluationJob(id: number, subject: string, versions: number[], s
   return {
     id, team: "core", checkpoint: null, model: "tiny", subject, suite: null,
     families: versions.map((v) => ({ family: `f${v}`, pool_version: v, version_number: 1, verifier_version: 1, threshold_pts: 2 })),
-    k: 4, temperature: 1, max_new_tokens: 8, max_tasks: 50, seed: 0, state, progress: state === "succeeded" ? 1 : 0.4,
+    k: 4, temperature: 1, max_new_tokens: 8, max_tasks: 50, seed: 0,
+    prompt_format: { kind: "raw", system_prompt: null, reasoning_tags: ["<think>", "</think>"] }, state, progress: state === "succeeded" ? 1 : 0.4,
     message: state === "succeeded" ? "50/50 tasks sampled and verified" : "20/50 tasks sampled and verified",
     attempts: 1, tasks: 50, created_by: "ada", created_at: "2026-01-01T00:00:00Z",
     started_at: "2026-01-01T00:00:00Z", finished_at: state === "succeeded" ? "2026-01-01T00:05:00Z" : null,

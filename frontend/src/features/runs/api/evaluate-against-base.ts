@@ -1,6 +1,8 @@
 // "Evaluate and compare with the base model": two evaluations on the same held-out sets (the
 // experiment's evaluation suite, else the pool and verifier versions it trained on), one of
-// the checkpoint and one of the experiment's base model, so a report can pair their tasks.
+// the checkpoint and one of the experiment's base model, so a report can pair their tasks. The
+// base model is evaluated in the format the checkpoint trained in (format_of_checkpoint), so
+// the report compares the training and not a change of prompt format.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 
 import type { components } from "@/api/schema";
@@ -29,7 +31,7 @@ export async function evaluateAgainstBase(run: Run, checkpoint: number): Promise
   const experiment = await api.get<Experiment>(`/api/v1/experiments/${run.experiment}/`);
   const on = { team: run.team, ...sharedEvaluation(experiment.config) };
   const candidate = await api.post<EvaluationJob>("/api/v1/evaluations/", { ...on, checkpoint });
-  const baseline = await api.post<EvaluationJob>("/api/v1/evaluations/", { ...on, model: experiment.config.model });
+  const baseline = await api.post<EvaluationJob>("/api/v1/evaluations/", { ...on, model: experiment.config.model, format_of_checkpoint: checkpoint });
   return { candidate, baseline };
 }
 

@@ -34,7 +34,7 @@ describe("Evaluate a checkpoint against the base model", () => {
     await waitFor(() =>
       expect(requests.filter((r) => r.method === "POST").map((r) => r.body)).toEqual([
         { team: "core", families: [{ pool_version: 4, verifier_version: 6 }], checkpoint: CHECKPOINT.id },
-        { team: "core", families: [{ pool_version: 4, verifier_version: 6 }], model: "tiny-digit-sort" },
+        { team: "core", families: [{ pool_version: 4, verifier_version: 6 }], model: "tiny-digit-sort", format_of_checkpoint: CHECKPOINT.id },
       ]),
     );
   });
