@@ -31,7 +31,7 @@ from crucible.api.field_errors import field_errors
 from ..ingest import Point
 from ..models import Experiment, MetricPoint, Run, RunEventKind, RunSource, RunState
 from ..models.runs import FINISHED_STATES
-from . import health, live, run_events
+from . import health, live, run_events, run_hooks
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +145,10 @@ def finish(user: AbstractBaseUser, run: Run, status: str, reason: str = "") -> R
     transaction.on_commit(lambda: live.run_changed(run))
     if run.state == state:
         health.check(run, run.step, last=True)
+        if state == RunState.SUCCEEDED:
+            # As for a platform run: its experiment's final evaluation of its last checkpoint
+            # (a checkpoint uploaded later calls this again, ``checkpoint_uploads.complete``).
+            transaction.on_commit(lambda: run_hooks.run_succeeded(run))
     return run
 
 
