@@ -6,10 +6,15 @@ import tempfile
 os.environ.setdefault("CRUCIBLE_VAR_DIR", tempfile.mkdtemp(prefix="crucible-test-"))
 
 from .base import *  # noqa: E402,F403
-from .base import REST_FRAMEWORK  # noqa: E402
+from .base import DATABASES, REST_FRAMEWORK  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,
     "DEFAULT_THROTTLE_RATES": {"anon": "10000/min", "user": "100000/min", "login": "10000/min"},
 }
+
+# Transactional tests end with a flush of every table: on PostgreSQL the suite's backend
+# deletes rows instead of truncating tables, ten times faster (tests/db_backend/base.py).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = "tests.db_backend"
