@@ -26,7 +26,8 @@ from rest_framework.response import Response
 
 from crucible.api.schema import ApiErrorsSerializer
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
-from crucible.api.serializers import StrictSerializer
+from crucible.api.serializers import StrictSerializer, documented_json
+from tasks_app.api.environments import ConversationMessageSerializer
 from training.lora import is_adapter_dir
 
 from .. import config as cfg
@@ -172,6 +173,12 @@ class CheckpointSerializer(serializers.ModelSerializer):
 
 
 class RolloutSerializer(serializers.ModelSerializer):
+    messages = documented_json(
+        ConversationMessageSerializer(many=True),
+        read_only=True,
+        allow_null=True,
+        help_text="Null for a single response; an episode's conversation, with per-turn verdicts.",
+    )
     parts = serializers.DictField(
         child=serializers.FloatField(allow_null=True),
         help_text="Reward parts: outcome, process, constraint...",

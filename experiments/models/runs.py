@@ -195,6 +195,16 @@ class Rollout(models.Model):
     advantage = models.FloatField(null=True)
     error_type = models.CharField(max_length=40, blank=True)
     layers = models.JSONField(default=list)
+    messages = models.JSONField(
+        null=True,
+        blank=True,
+        default=None,
+        help_text=(
+            "Null for a single response; for an episode, the conversation in the chat shape "
+            "(role, content, tool_calls, tool_call_id, name), each assistant message with its "
+            "turn's verdict as 'verdict': {'error': null when the turn was fine, 'info'}."
+        ),
+    )
 
     class Meta:
         ordering = ["step", "group", "sample"]

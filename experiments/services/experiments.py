@@ -5,6 +5,8 @@
 revision as the origin), every pool version and verifier version must be the team's, the
 levels must exist in the versions' train splits, an evaluation suite named in ``eval.suite``
 must be the team's and evaluate curriculum families, and a running worker must offer the model.
+Families played as environments train on episodes, so their configuration must be one the
+engine trains episodes with (``engine_inputs.environment_problems``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .. import config as cfg
 from ..jobs import RUN_TRAINING
 from ..models import Experiment, PreflightReport
 from . import suites, workers
+from .engine_inputs import environment_problems
 
 SAVED_KEYS = {"saved", "verifiers"}
 
@@ -41,6 +44,9 @@ def resolve_config(team: Team, data: Any) -> dict[str, Any]:
         raise field_errors(exc.errors, prefix="config") from exc
     parsed = _with_levels(team, parsed)
     _check_verifiers(team, parsed)
+    problems = environment_problems(team, parsed)
+    if problems:
+        raise field_errors(problems)
     parsed = suites.resolve_eval(team, parsed)
     _check_model(parsed.model)
     return parsed.to_dict()

@@ -37,7 +37,8 @@ from tasks_app.families.base import Task
 from tasks_app.services import pinning
 from training.config import RLConfig
 from training.decode import make_generator
-from training.interfaces import Item, RewardFn
+from training.episodes import play
+from training.interfaces import Item, RewardResult
 from training.models import load_model
 from training.presets import MIN_PROMPTS_TO_LEARN
 from training.prompting import answers_only
@@ -158,9 +159,26 @@ def measure(
     for family in slices:
         judged: list[pure.Judged] = []
         for chunk in _chunks(family.items, PROMPTS_PER_BATCH):
-            rollout = generator.generate([it.prompt for it in chunk], engine.sampling, group_size)
-            counted(int(rollout.lengths.sum().item()))
-            judged += _judge(reward_fn, chunk, rollout.texts, group_size, len(judged), fallback)
+            rows = [item for item in chunk for _ in range(group_size)]
+            if inputs.environment is not None:  # the run trains on episodes: play them
+                played = play(
+                    generator,
+                    tokenizer,
+                    config.format,
+                    inputs.environment,
+                    rows,
+                    engine.sampling,
+                    model.device,
+                )
+                counted(sum(record.assistant_tokens for record in played.records))
+                results = inputs.environment.reward_fn(rows, played.records)
+            else:
+                rollout = generator.generate(
+                    [it.prompt for it in chunk], engine.sampling, group_size
+                )
+                counted(int(rollout.lengths.sum().item()))
+                results = reward_fn(rows, rollout.texts)
+            judged += _judge(rows, results, group_size, len(judged), fallback)
             done += len(chunk)
             report_progress(report, done, total)
         families.append(pure.family_report(family.name, judged, group_size, shaping))
@@ -200,17 +218,15 @@ def _chunks(items: Sequence[Item], size: int) -> Iterator[list[Item]]:
 
 
 def _judge(
-    reward_fn: RewardFn,
-    chunk: Sequence[Item],
-    texts: Sequence[str],
+    rows: Sequence[Item],
+    results: Sequence[RewardResult],
     group_size: int,
     offset: int,
     fallback: float,
 ) -> list[pure.Judged]:
-    """The chunk's completions verified; ``offset`` numbers its groups after those before,
-    and ``fallback`` (the run's ``unscorable_reward``) stands where the verifier gave none."""
-    rows = [item for item in chunk for _ in range(group_size)]
-    results = reward_fn(rows, texts)
+    """The verdicts on a chunk's completions (or episodes), ``rows`` each item G times;
+    ``offset`` numbers its groups after those before, and ``fallback`` (the run's
+    ``unscorable_reward``) stands where the verifier gave none."""
     return [
         pure.Judged(
             level=item.difficulty,

@@ -119,6 +119,7 @@ class RunRecorder:
             advantage=_finite(c.advantage),
             error_type=(c.result.error_type or "")[:40],
             layers=storable([_short_layer(layer) for layer in details.get("layers", [])]),
+            messages=storable(episode_messages(details.get("episode"))),
         )
 
     # --- Control ---------------------------------------------------------------------------
@@ -168,6 +169,7 @@ ROLLOUT_FIELDS = [
     "advantage",
     "error_type",
     "layers",
+    "messages",
 ]
 
 
@@ -298,6 +300,22 @@ class RunLog(logging.Handler):
 
 
 RUN_LOGGERS = ("experiments", "training", "tasks_app")
+
+
+def episode_messages(episode: Mapping[str, Any] | None) -> list[dict[str, Any]] | None:
+    """An episode's conversation as a rollout stores it (``Rollout.messages``), in the shape
+    the playground answers: each assistant message carries its turn's verdict as
+    ``verdict: {"error": ..., "info": {}}`` (error None when the turn was fine; the engine
+    keeps no per-turn notes); None for a single response."""
+    if not episode:
+        return None
+    errors = iter(episode.get("errors") or [])
+    return [
+        {**message, "verdict": {"error": next(errors, None), "info": {}}}
+        if message.get("role") == "assistant"
+        else message
+        for message in episode.get("messages") or []
+    ]
 
 
 def storable(value: Any) -> Any:

@@ -2,7 +2,8 @@
 
 It builds the engine's inputs from the experiment's pinned configuration (a curriculum
 sampler over the pinned versions' train splits, one verifier per family, the held-out sets,
-the model from this worker's catalogue), resumes from the run's latest checkpoint, and calls
+the model from this worker's catalogue; the families' environments when they are played as
+such, so the run trains on episodes), resumes from the run's latest checkpoint, and calls
 ``training.train`` with the database-backed sink, store and control. Whatever happens, the
 run does not stay "running": it succeeds, is cancelled, fails with the reason and its last
 log lines, or (when the worker shuts down, or its database connection drops) goes back to the
@@ -169,6 +170,7 @@ def _train_here(run: Run, config: cfg.ExperimentConfig, log: RunLog | None) -> s
             eval_items=inputs.eval_items,
             rollout_sink=recorder,
             prompt_format=config.format,
+            environment=inputs.environment,
         )
     finally:
         recorder.charge()  # the time after the last step: the final checkpoint, the teardown

@@ -39,6 +39,9 @@ class PinnedVersion:
     """The family's slug: the name the curriculum policy and the metrics use."""
     kind: str
     number: int
+    environment: dict[str, Any] | None = None
+    """The family's ``environment`` (``tasks_app.environments.family_config``), None when its
+    tasks are single-turn."""
 
 
 def saved_curriculum(team: Team, curriculum_id: int) -> SavedCurriculum | None:
@@ -66,7 +69,10 @@ def pinned_versions(team: Team, ids: Iterable[int]) -> dict[int, PinnedVersion]:
     """Each of ``ids`` that is a pool version of ``team``, with its family (no config is
     checked: what pins them was validated when it was saved)."""
     rows = PoolVersion.objects.select_related("family").filter(pk__in=list(ids), family__team=team)
-    return {v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number) for v in rows}
+    return {
+        v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number, v.family.environment)
+        for v in rows
+    }
 
 
 def verifier_specs(team: Team, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
