@@ -252,6 +252,13 @@ class BudgetInputRequest(TypedDict):
     max_cost: NotRequired[float | None]
 
 
+class BudgetSuccess(TypedDict):
+    budget: int
+    episodes: int
+    success: float
+    mean_turns: float
+
+
 class CalibrateRequest(TypedDict):
     """A field a form or multipart body leaves out is left out, as in a JSON body."""
 
@@ -409,6 +416,12 @@ class Comparison(TypedDict):
 class ConfigRow(TypedDict):
     path: str
     values: list[Any]
+
+
+class Consistency(TypedDict):
+    agreement: float | None
+    all_agree: float
+    pass_hat_k: list[PassHatK]
 
 
 class ConversationMessage(TypedDict):
@@ -591,6 +604,18 @@ class Episode(TypedDict):
     spec_hash: str
 
 
+class EpisodeLimits(TypedDict):
+    max_turns: int
+    max_tokens_per_turn: int
+    max_total_tokens: int
+
+
+class EpisodeLimitsRequest(TypedDict):
+    max_turns: int
+    max_tokens_per_turn: int
+    max_total_tokens: int
+
+
 class EpisodePlaygroundRequest(TypedDict):
     """A field a form or multipart body leaves out is left out, as in a JSON body."""
 
@@ -671,6 +696,8 @@ class EvaluationCreateRequest(TypedDict):
     model: NotRequired[str]
     families: NotRequired[list[FamilyChoiceRequest]]
     suite: NotRequired[int]
+    prompt_format: NotRequired[PromptFormatInputRequest]
+    format_of_checkpoint: NotRequired[int]
 
 
 class EvaluationJob(TypedDict):
@@ -683,11 +710,10 @@ class EvaluationJob(TypedDict):
     families: list[EvaluatedFamily]
     k: int
     temperature: float
-    prompt_format: NotRequired[PromptFormatInputRequest]
-    format_of_checkpoint: NotRequired[int]
     max_new_tokens: int
     max_tasks: int
     seed: int
+    prompt_format: PromptFormat
     state: EvaluationStateEnum
     progress: float
     message: str
@@ -700,7 +726,6 @@ class EvaluationJob(TypedDict):
 
 
 class EvaluationJobDetail(TypedDict):
-    prompt_format: PromptFormat
     id: int
     team: str
     checkpoint: int | None
@@ -713,6 +738,7 @@ class EvaluationJobDetail(TypedDict):
     max_new_tokens: int
     max_tasks: int
     seed: int
+    prompt_format: PromptFormat
     state: EvaluationStateEnum
     progress: float
     message: str
@@ -725,7 +751,6 @@ class EvaluationJobDetail(TypedDict):
     results: list[FamilyResult]
 
 
-    prompt_format: PromptFormat
 class EvaluationSuite(TypedDict):
     id: int
     team: str
@@ -892,6 +917,7 @@ class Family(TypedDict):
     params: NotRequired[dict[str, Any]]
     prompt_template: NotRequired[str]
     held_out_fraction: NotRequired[float]
+    environment: NotRequired[FamilyEnvironment | None]
     latest_version: PoolVersion | None
     version_count: int
     version_defaults: VersionDefaults
@@ -947,6 +973,16 @@ class FamilyEntryRequest(TypedDict):
     initial: NotRequired[list[float] | None]
 
 
+class FamilyEnvironment(TypedDict):
+    kind: str
+    limits: EpisodeLimits
+
+
+class FamilyEnvironmentRequest(TypedDict):
+    kind: str
+    limits: EpisodeLimitsRequest
+
+
 class FamilyFormat(TypedDict):
     family: str
     prompt_template: str | None
@@ -980,6 +1016,7 @@ class FamilyRequest(TypedDict):
     params: NotRequired[dict[str, Any]]
     prompt_template: NotRequired[str]
     held_out_fraction: NotRequired[float]
+    environment: NotRequired[FamilyEnvironmentRequest | None]
 
 
 class FamilyResult(TypedDict):
@@ -1215,6 +1252,7 @@ class InspectedRollout(TypedDict):
     advantage: float | None
     error_type: str
     layers: list[dict[str, Any]]
+    messages: list[ConversationMessage] | None
     matches: bool
     flag: RolloutFlag | None
 
@@ -1635,6 +1673,11 @@ class PassAtK(TypedDict):
     pass_at_k: float
 
 
+class PassHatK(TypedDict):
+    k: int
+    value: float
+
+
 class PassRate(TypedDict):
     production: float | None
     candidate: float | None
@@ -1691,6 +1734,7 @@ class PatchedFamilyRequest(TypedDict):
     params: NotRequired[dict[str, Any]]
     prompt_template: NotRequired[str]
     held_out_fraction: NotRequired[float]
+    environment: NotRequired[FamilyEnvironmentRequest | None]
 
 
 class PatchedHealthSettingsRequest(TypedDict):
@@ -1934,6 +1978,7 @@ class Profile(TypedDict):
     errors_by_layer: dict[str, dict[str, dict[str, int]]]
     worst_tasks: list[WorstTask]
     pass_at_k: dict[str, PassAtK]
+    stability: NotRequired[dict[str, Stability]]
 
 
 class Promotion(TypedDict):
@@ -2219,6 +2264,7 @@ class Rollout(TypedDict):
     advantage: float | None
     error_type: str
     layers: list[dict[str, Any]]
+    messages: list[ConversationMessage] | None
 
 
 class RolloutFlag(TypedDict):
@@ -2527,6 +2573,22 @@ class SplitHistogram(TypedDict):
     held_out: dict[str, int]
 
 
+class Stability(TypedDict):
+    tasks: int
+    episodes: int
+    k: int
+    success: float
+    mean_turns: float
+    mean_budget: float
+    tokens_per_episode: float
+    turn_errors_per_episode: float
+    tool_errors_per_episode: float
+    by_turns_used: list[TurnsSuccess]
+    by_budget: list[BudgetSuccess]
+    within_turns: list[WithinTurns]
+    consistency: Consistency
+
+
 class StepRecord(TypedDict):
     step: int
     share: int
@@ -2668,6 +2730,12 @@ class TrainingSignals(TypedDict):
 class TurnVerdict(TypedDict):
     error: str | None
     info: dict[str, Any]
+
+
+class TurnsSuccess(TypedDict):
+    turns: int
+    episodes: int
+    success: float
 
 
 class Upload(TypedDict):
@@ -2837,6 +2905,11 @@ class VersionLabel(TypedDict):
 class VersionRef(TypedDict):
     id: int
     number: int
+
+
+class WithinTurns(TypedDict):
+    turns: int
+    success: float
 
 
 class Worker(TypedDict):

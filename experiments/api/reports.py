@@ -267,6 +267,57 @@ class PassAtKSerializer(serializers.Serializer):
     pass_at_k = serializers.FloatField()
 
 
+class TurnsSuccessSerializer(serializers.Serializer):
+    turns = serializers.IntegerField()
+    episodes = serializers.IntegerField(help_text="Episodes that used this many turns.")
+    success = serializers.FloatField()
+
+
+class BudgetSuccessSerializer(serializers.Serializer):
+    budget = serializers.IntegerField(help_text="A turn budget of some of the family's tasks.")
+    episodes = serializers.IntegerField()
+    success = serializers.FloatField()
+    mean_turns = serializers.FloatField()
+
+
+class WithinTurnsSerializer(serializers.Serializer):
+    turns = serializers.IntegerField()
+    success = serializers.FloatField(
+        help_text="Share of all episodes passed within this many turns."
+    )
+
+
+class PassHatKSerializer(serializers.Serializer):
+    k = serializers.IntegerField()
+    value = serializers.FloatField(help_text="Chance that k episodes of a task all pass.")
+
+
+class ConsistencySerializer(serializers.Serializer):
+    agreement = serializers.FloatField(
+        allow_null=True,
+        help_text="Mean share of pairs of a task's repeated episodes with the same outcome; "
+        "null with one episode per task.",
+    )
+    all_agree = serializers.FloatField(help_text="Share of tasks whose episodes all agree.")
+    pass_hat_k = PassHatKSerializer(many=True)
+
+
+class StabilitySerializer(serializers.Serializer):
+    tasks = serializers.IntegerField()
+    episodes = serializers.IntegerField()
+    k = serializers.IntegerField(help_text="Episodes per task (the fewest of any task).")
+    success = serializers.FloatField()
+    mean_turns = serializers.FloatField()
+    mean_budget = serializers.FloatField()
+    tokens_per_episode = serializers.FloatField()
+    turn_errors_per_episode = serializers.FloatField()
+    tool_errors_per_episode = serializers.FloatField()
+    by_turns_used = TurnsSuccessSerializer(many=True)
+    by_budget = BudgetSuccessSerializer(many=True)
+    within_turns = WithinTurnsSerializer(many=True)
+    consistency = ConsistencySerializer()
+
+
 class ProfileSerializer(serializers.Serializer):
     by_difficulty = serializers.DictField(child=LevelSuccessSerializer(many=True))
     errors_by_layer = serializers.DictField(
@@ -275,6 +326,12 @@ class ProfileSerializer(serializers.Serializer):
     )
     worst_tasks = WorstTaskSerializer(many=True)
     pass_at_k = serializers.DictField(child=PassAtKSerializer())
+    stability = serializers.DictField(
+        child=StabilitySerializer(),
+        required=False,
+        help_text="Stability over turns of each family played as an environment "
+        "(experiments.stability); single-turn families have no entry (absent in older reports).",
+    )
 
 
 class ReportSettingsSerializer(serializers.Serializer):

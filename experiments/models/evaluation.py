@@ -89,6 +89,10 @@ class EvaluationResult(models.Model):
     k = models.PositiveIntegerField()
     errors = models.JSONField(default=dict)
     """Failed samples by ``<stage>/<error type>`` of the first failing verifier layer."""
+    episodes = models.JSONField(null=True, blank=True)
+    """A family played as an environment: the task's turn budget, its k episodes (each: passed,
+    turns used, tokens, turn and tool errors, why it ended) and their agreement
+    (``training.evaluation.EpisodeBatch.task_episodes``); null for a single-turn family."""
 
     class Meta:
         constraints = [

@@ -6,7 +6,11 @@ saves nothing. The job runs on the ``cpu`` queue: it claims its row with a condi
 update, samples k completions per held-out task (the engine's decode loop, a batch of
 tasks at a time), judges them with the chosen verifier version on threads while the next
 batch samples (``training.evaluation.judged_batches``) and writes each task's result as it
-goes, with its progress, live. A re-delivered job whose worker died (no heartbeat for
+goes, with its progress, live. A family played as an environment (``TaskFamily.environment``)
+plays k episodes per task instead, within the family's limits and at the job's temperature
+(``training.evaluation.judged_episode_batches``), each judged on its final state by the chosen
+verifier version, and the task's result keeps its turn budget and each episode's turns,
+tokens and errors (``EvaluationResult.episodes``). A re-delivered job whose worker died (no heartbeat for
 ``STALE_SECONDS``) is claimed again and resumes after the tasks already written; after
 ``MAX_ATTEMPTS`` it is marked failed with the reason. Each attempt's worker time counts in
 the team's usage as ``evaluation`` on the job's queue.
@@ -35,10 +39,18 @@ from crucible.accounts.models import Team
 from crucible.accounts.services import record
 from crucible.api.field_errors import field_errors
 from crucible.realtime.publish import publish_to_team
+from tasks_app.environments.family_config import limits_of
 from tasks_app.services import held_out, pinning
+from tasks_app.services.environments import environment_module
 from training.config import ModelConfig, SamplingConfig
 from training.decode import make_generator
-from training.evaluation import EVAL_PROMPTS_PER_BATCH, EVAL_VERIFICATION_WORKERS, judged_batches
+from training.episodes import EnvironmentSpec
+from training.evaluation import (
+    EVAL_PROMPTS_PER_BATCH,
+    EVAL_VERIFICATION_WORKERS,
+    judged_batches,
+    judged_episode_batches,
+)
 from training.field_spec import Problems, build, load
 from training.interfaces import RewardResult
 from training.models import load_model
@@ -47,6 +59,7 @@ from training.prompting import RAW_FORMAT, PromptFormat
 from .. import catalogue, stats
 from .. import config as cfg
 from ..adapters import pool_item, verifier_reward_fn
+from ..episode_adapters import EpisodeFamily, environment_spec
 from ..jobs import RUN_EVALUATION
 from ..models import Checkpoint, EvaluationJob, EvaluationResult, EvaluationState, EvaluationSuite
 from . import usage
@@ -307,10 +320,27 @@ def evaluate(job: EvaluationJob) -> None:
     fmt = prompt_format(job)
     generator = make_generator(sampling, model, tokenizer, fmt)
     specs = pinning.verifier_specs(job.team, [e["verifier_version"] for e in job.families])
+    environments = _environments(job, specs)
     finished = len(done)
     for entry, items in work:
-        reward_fn = verifier_reward_fn(specs[entry["verifier_version"]])
         todo = [it for it in items if (entry["pool_version"], it.task_hash) not in done]
+        environment = environments.get(entry["pool_version"])
+        if environment is not None:
+            played = judged_episode_batches(
+                generator, tokenizer, todo, environment, sampling, job.k,
+                prompts_per_batch=EVAL_PROMPTS_PER_BATCH, seed_of=_seeds(job, entry),
+                device=next(model.parameters()).device, prompt_format=fmt,
+            )  # fmt: skip
+            for batch in played:
+                episodes = [
+                    batch.task_episodes(i, environment.limits) for i in range(len(batch.items))
+                ]
+                judged = _judge(batch.results, len(batch.items), job.k)
+                _save(job, entry, batch.items, judged, episodes)
+                finished += len(batch.items)
+                report_progress(job, finished, total)
+            continue
+        reward_fn = verifier_reward_fn(specs[entry["verifier_version"]])
         batches = judged_batches(
             generator, todo, reward_fn, sampling, job.k,
             prompts_per_batch=EVAL_PROMPTS_PER_BATCH, seed_of=_seeds(job, entry),
@@ -320,6 +350,27 @@ def evaluate(job: EvaluationJob) -> None:
             _save(job, entry, chunk, _judge(results, len(chunk), job.k))
             finished += len(chunk)
             report_progress(job, finished, total)
+
+
+def _environments(
+    job: EvaluationJob, specs: dict[int, dict[str, Any]]
+) -> dict[int, EnvironmentSpec]:
+    """Per pool version whose family is played as an environment, the engine's episode
+    inputs: the family's environment kind within its limits, judged by the entry's verifier."""
+    pinned = pinning.pinned_versions(job.team, [e["pool_version"] for e in job.families])
+    out = {}
+    for entry in job.families:
+        version = pinned.get(entry["pool_version"])
+        if version is None or not version.environment:
+            continue
+        family = EpisodeFamily(
+            kind=version.kind,
+            environment=environment_module(version.environment["kind"]),
+            spec=specs[entry["verifier_version"]],
+            limits=limits_of(version.environment),
+        )
+        out[entry["pool_version"]] = environment_spec({entry["family"]: family})
+    return out
 
 
 def _seeds(job: EvaluationJob, entry: dict[str, Any]) -> Callable[[int], int]:
@@ -359,21 +410,24 @@ def _save(
     entry: dict[str, Any],
     chunk: Sequence[Any],
     judged: Sequence[tuple[int, dict[str, int]]],
+    episodes: Sequence[dict[str, Any] | None] | None = None,
 ) -> None:
     rows = [
         EvaluationResult(
             job=job, family=entry["family"], pool_version=entry["pool_version"],
             task_hash=item.task_hash, difficulty=item.difficulty, passes=passes, k=job.k,
-            errors=errors,
+            errors=errors, episodes=played,
         )
-        for item, (passes, errors) in zip(chunk, judged, strict=True)
+        for item, (passes, errors), played in zip(
+            chunk, judged, episodes or [None] * len(chunk), strict=True
+        )
     ]  # fmt: skip
     EvaluationResult.objects.bulk_create(rows, ignore_conflicts=True)
 
 
 def outcomes(job: EvaluationJob) -> list[stats.Outcome]:
     """The job's per-task results as the statistics take them."""
-    fields = ("task_hash", "family", "difficulty", "passes", "k", "errors")
+    fields = ("task_hash", "family", "difficulty", "passes", "k", "errors", "episodes")
     return [stats.Outcome(*row) for row in job.results.order_by("id").values_list(*fields)]
 
 

@@ -2299,6 +2299,15 @@ export interface components {
              */
             max_cost?: number | null;
         };
+        BudgetSuccess: {
+            /** @description A turn budget of some of the family's tasks. */
+            budget: number;
+            episodes: number;
+            /** Format: double */
+            success: number;
+            /** Format: double */
+            mean_turns: number;
+        };
         /**
          * @description A field a form or multipart body leaves out is left out, as in a JSON body.
          *
@@ -2559,6 +2568,19 @@ export interface components {
             path: string;
             /** @description One per run, in order. */
             values: unknown[];
+        };
+        Consistency: {
+            /**
+             * Format: double
+             * @description Mean share of pairs of a task's repeated episodes with the same outcome; null with one episode per task.
+             */
+            agreement: number | null;
+            /**
+             * Format: double
+             * @description Share of tasks whose episodes all agree.
+             */
+            all_agree: number;
+            pass_hat_k: components["schemas"]["PassHatK"][];
         };
         ConversationMessage: {
             role: components["schemas"]["ConversationMessageRoleEnum"];
@@ -2888,6 +2910,22 @@ export interface components {
             seconds: number;
             spec_hash: string;
         };
+        EpisodeLimits: {
+            /** @description Assistant messages per episode at most. */
+            max_turns: number;
+            /** @description Tokens one assistant message may have. */
+            max_tokens_per_turn: number;
+            /** @description Tokens of the conversation after the opening, the environment's included. */
+            max_total_tokens: number;
+        };
+        EpisodeLimitsRequest: {
+            /** @description Assistant messages per episode at most. */
+            max_turns: number;
+            /** @description Tokens one assistant message may have. */
+            max_tokens_per_turn: number;
+            /** @description Tokens of the conversation after the opening, the environment's included. */
+            max_total_tokens: number;
+        };
         /**
          * @description A field a form or multipart body leaves out is left out, as in a JSON body.
          *
@@ -3080,6 +3118,10 @@ export interface components {
             families?: components["schemas"]["FamilyChoiceRequest"][];
             /** @description An evaluation suite of the team, whose families and settings are copied (give either a suite or families and settings, not both). */
             suite?: number;
+            /** @description How each task becomes model input: {kind: raw | chat, system_prompt, reasoning_tags}. Default: a checkpoint's recorded format (the one it trained in), raw for a base model; chat needs a model whose tokenizer has a chat template. */
+            prompt_format?: components["schemas"]["PromptFormatInputRequest"];
+            /** @description Or: evaluate in the format this checkpoint of the team trained in (a base model evaluated to compare with it). */
+            format_of_checkpoint?: number;
         };
         EvaluationJob: {
             readonly id: number;
@@ -3095,11 +3137,9 @@ export interface components {
             readonly max_new_tokens: number;
             readonly max_tasks: number;
             readonly seed: number;
+            /** @description How each task became model input and where the answer starts: raw, or the model's chat template with its system prompt and reasoning tags. */
+            readonly prompt_format: components["schemas"]["PromptFormat"];
             readonly state: components["schemas"]["EvaluationStateEnum"];
-            /** @description How each task becomes model input: {kind: raw | chat, system_prompt, reasoning_tags}. Default: a checkpoint's recorded format (the one it trained in), raw for a base model; chat needs a model whose tokenizer has a chat template. */
-            prompt_format?: components["schemas"]["PromptFormatInputRequest"];
-            /** @description Or: evaluate in the format this checkpoint of the team trained in (a base model evaluated to compare with it). */
-            format_of_checkpoint?: number;
             /** Format: double */
             readonly progress: number;
             readonly message: string;
@@ -3115,8 +3155,6 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
-            /** @description How each task became model input and where the answer starts: raw, or the model's chat template with its system prompt and reasoning tags. */
-            readonly prompt_format: components["schemas"]["PromptFormat"];
         EvaluationJobDetail: {
             readonly id: number;
             readonly team: string;
@@ -3131,6 +3169,8 @@ export interface components {
             readonly max_new_tokens: number;
             readonly max_tasks: number;
             readonly seed: number;
+            /** @description How each task became model input and where the answer starts: raw, or the model's chat template with its system prompt and reasoning tags. */
+            readonly prompt_format: components["schemas"]["PromptFormat"];
             readonly state: components["schemas"]["EvaluationStateEnum"];
             /** Format: double */
             readonly progress: number;
@@ -3147,8 +3187,6 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
             /** @description What the job found so far, family by family. */
-            /** @description How each task became model input and where the answer starts: raw, or the model's chat template with its system prompt and reasoning tags. */
-            readonly prompt_format: components["schemas"]["PromptFormat"];
             readonly results: components["schemas"]["FamilyResult"][];
         };
         /** @enum {string} */
@@ -3496,6 +3534,8 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
+            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. */
+            environment?: components["schemas"]["FamilyEnvironment"] | null;
             readonly latest_version: components["schemas"]["PoolVersion"] | null;
             readonly version_count: number;
             /** @description What a new version does where its request says nothing. */
@@ -3615,6 +3655,18 @@ export interface components {
             /** @description Starting distribution over ``levels``, one share per level; default: all mass on the easiest level. */
             initial?: number[] | null;
         };
+        FamilyEnvironment: {
+            /** @description An environment kind that plays this family's kind. */
+            kind: string;
+            /** @description Stored complete; on input any limit left out is the kind's default. */
+            limits: components["schemas"]["EpisodeLimits"];
+        };
+        FamilyEnvironmentRequest: {
+            /** @description An environment kind that plays this family's kind. */
+            kind: string;
+            /** @description Stored complete; on input any limit left out is the kind's default. */
+            limits: components["schemas"]["EpisodeLimitsRequest"];
+        };
         FamilyFormat: {
             family: string;
             /** @description None: the dataset's prompts as written. */
@@ -3669,6 +3721,8 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
+            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. */
+            environment?: components["schemas"]["FamilyEnvironmentRequest"] | null;
         };
         FamilyResult: {
             family: string;
@@ -4226,6 +4280,8 @@ export interface components {
             layers: {
                 [key: string]: unknown;
             }[];
+            /** @description Null for a single response; an episode's conversation, with per-turn verdicts. */
+            readonly messages: components["schemas"]["ConversationMessage"][] | null;
             /** @description It passes the filters. */
             readonly matches: boolean;
             /** @description Its verdict's flag, if flagged. */
@@ -5041,6 +5097,14 @@ export interface components {
             /** Format: double */
             pass_at_k: number;
         };
+        PassHatK: {
+            k: number;
+            /**
+             * Format: double
+             * @description Chance that k episodes of a task all pass.
+             */
+            value: number;
+        };
         PassRate: {
             /** Format: double */
             production: number | null;
@@ -5136,6 +5200,8 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
+            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. */
+            environment?: components["schemas"]["FamilyEnvironmentRequest"] | null;
         };
         PatchedHealthSettingsRequest: {
             /** @description Steps over which slopes and shares are taken. */
@@ -5540,6 +5606,10 @@ export interface components {
             worst_tasks: components["schemas"]["WorstTask"][];
             pass_at_k: {
                 [key: string]: components["schemas"]["PassAtK"];
+            };
+            /** @description Stability over turns of each family played as an environment (experiments.stability); single-turn families have no entry (absent in older reports). */
+            stability?: {
+                [key: string]: components["schemas"]["Stability"];
             };
         };
         Promotion: {
@@ -6002,6 +6072,8 @@ export interface components {
             layers: {
                 [key: string]: unknown;
             }[];
+            /** @description Null for a single response; an episode's conversation, with per-turn verdicts. */
+            readonly messages: components["schemas"]["ConversationMessage"][] | null;
         };
         RolloutFlag: {
             /** @description The proposal (GET /example-proposals/<id>/). */
@@ -6524,6 +6596,28 @@ export interface components {
                 [key: string]: number;
             };
         };
+        Stability: {
+            tasks: number;
+            episodes: number;
+            /** @description Episodes per task (the fewest of any task). */
+            k: number;
+            /** Format: double */
+            success: number;
+            /** Format: double */
+            mean_turns: number;
+            /** Format: double */
+            mean_budget: number;
+            /** Format: double */
+            tokens_per_episode: number;
+            /** Format: double */
+            turn_errors_per_episode: number;
+            /** Format: double */
+            tool_errors_per_episode: number;
+            by_turns_used: components["schemas"]["TurnsSuccess"][];
+            by_budget: components["schemas"]["BudgetSuccess"][];
+            within_turns: components["schemas"]["WithinTurns"][];
+            consistency: components["schemas"]["Consistency"];
+        };
         /**
          * @description * `syntax` - syntax
          *     * `semantic` - semantic
@@ -6744,6 +6838,13 @@ export interface components {
             info: {
                 [key: string]: unknown;
             };
+        };
+        TurnsSuccess: {
+            turns: number;
+            /** @description Episodes that used this many turns. */
+            episodes: number;
+            /** Format: double */
+            success: number;
         };
         /**
          * @description * `int` - int
@@ -7068,6 +7169,14 @@ export interface components {
         VersionRef: {
             id: number;
             number: number;
+        };
+        WithinTurns: {
+            turns: number;
+            /**
+             * Format: double
+             * @description Share of all episodes passed within this many turns.
+             */
+            success: number;
         };
         Worker: {
             readonly name: string;

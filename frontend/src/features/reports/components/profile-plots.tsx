@@ -1,6 +1,8 @@
 // The capability profile of both sides: success by difficulty (one small chart per family),
-// failed samples by verifier layer, pass@1 against pass@k, and the candidate's worst tasks.
+// failed samples by verifier layer, pass@1 against pass@k, stability over turns (families
+// played as environments), and the candidate's worst tasks.
 import type { Profile } from "../api/reports";
+import { StabilityPlots } from "./stability-plots";
 
 type Level = Profile["by_difficulty"][string][number];
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
@@ -96,6 +98,7 @@ export function ProfilePlots({ candidate, baseline }: { candidate: Profile; base
         </tbody>
       </table>
       </div>
+      <StabilityPlots candidate={candidate} baseline={baseline} />
       <ErrorsByLayer profile={candidate} label="Candidate" />
       <ErrorsByLayer profile={baseline} label="Baseline" />
       <h3 className="rp-subhead">Candidate's worst tasks</h3>
