@@ -1,4 +1,20 @@
+import os
+from typing import Any
+
 from django.apps import AppConfig
+from django.conf import settings
+from django.core.signals import setting_changed
+
+MODELS_DIR_ENV = "CRUCIBLE_MODELS_DIR"
+"""``training.lora.MODELS_DIR_ENV``, named here so that loading the app imports no torch."""
+
+
+def export_models_dir(setting: str = "MODELS_DIR", **kwargs: Any) -> None:
+    """The engine (and any child process it starts) resolves a LoRA checkpoint's base, named
+    by catalogue name, in the models folder it finds in ``CRUCIBLE_MODELS_DIR``: the
+    ``MODELS_DIR`` setting, kept in step when it changes."""
+    if setting == "MODELS_DIR":
+        os.environ[MODELS_DIR_ENV] = str(settings.MODELS_DIR)
 
 
 class ExperimentsConfig(AppConfig):
@@ -24,3 +40,5 @@ class ExperimentsConfig(AppConfig):
         run_hooks.on_run_succeeded(suites.evaluate_finished_run)
         signals.connect()  # a Celery worker's heartbeat, from ready to shutdown
         links.register()  # the audit log links its events to these pages
+        export_models_dir()
+        setting_changed.connect(export_models_dir, dispatch_uid="experiments.models_dir")

@@ -5,13 +5,21 @@ With LoRA on, the policy's base weights stay frozen and only the low-rank adapte
 the optimizer's moments, the gradients and the checkpoints are the adapters' size; the
 reference policy of the KL term is the same model with its adapter switched off
 (`peft`'s `disable_adapter()`), never a second copy. A checkpoint's `model/` directory then
-holds `adapter_config.json` (naming the base model directory), `adapter_model.safetensors`
-and the tokenizer, and `load_adapted` loads it back on its base.
+holds `adapter_config.json`, `adapter_model.safetensors` and the tokenizer, and
+`load_adapted` loads it back on its base.
+
+The adapter names its base by catalogue name, the base's path relative to the models folder
+(`CRUCIBLE_MODELS_DIR`; the built-in model's name is its folder there), not by an absolute
+path: a checkpoint still loads once the models folder has moved, or on another worker whose
+folder is elsewhere. `base_path` resolves the name on load; an adapter saved before (an
+absolute path) loads from that path while it exists, else from the same name in the models
+folder.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +35,9 @@ from training.fields import bounded
 
 ADAPTER_CONFIG = "adapter_config.json"
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
+MODELS_DIR_ENV = "CRUCIBLE_MODELS_DIR"
+"""The models folder the catalogue names are relative to (the platform sets it for its
+workers and their children from its `MODELS_DIR` setting)."""
 
 LLAMA_STYLE = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
@@ -86,7 +97,9 @@ def target_modules(config: LoraConfig, model: PreTrainedModel) -> tuple[str, ...
 def apply_lora(model: PreTrainedModel, config: LoraConfig, base_path: str | None) -> PeftModel:
     """`model` with fresh adapters (B = 0, so it starts as the base) and only those trainable.
 
-    `base_path` is written into the adapter's config, so a checkpoint names its base."""
+    `base_path`'s catalogue name (`base_name`) is written into the adapter's config, so a
+    checkpoint names its base wherever the models folder is."""
+    base_path = None if base_path is None else base_name(base_path)
     peft_config = PeftLoraConfig(
         r=config.rank,
         lora_alpha=config.alpha,
@@ -142,13 +155,51 @@ def _peft(model: torch.nn.Module) -> PeftModel:
     return model
 
 
+def models_dir() -> Path | None:
+    """The models folder (`CRUCIBLE_MODELS_DIR`), None when not set."""
+    folder = os.environ.get(MODELS_DIR_ENV)
+    return Path(os.path.normpath(Path(folder).absolute())) if folder else None
+
+
+def base_name(path: str | Path) -> str:
+    """What an adapter names its base `path` by: its path relative to the models folder (its
+    catalogue name) when it lies inside it, else `path` as given (a hub id, a folder
+    elsewhere)."""
+    folder = models_dir()
+    if folder is None or not Path(path).is_absolute():
+        return str(path)
+    full = Path(os.path.normpath(path))
+    return full.relative_to(folder).as_posix() if full.is_relative_to(folder) else str(path)
+
+
 def base_path(directory: str | Path) -> str:
-    """The base model directory (or hub id) an adapter directory was saved against."""
+    """The directory (or hub id) of the base an adapter directory names: a catalogue name
+    in the models folder; an absolute path (an adapter saved before names were) as it is
+    while it exists, else the same model's name (its last one or two parts) in the models
+    folder, so a moved folder still loads. ValueError when the base is nowhere."""
     config = json.loads((Path(directory) / ADAPTER_CONFIG).read_text())
-    base = config.get("base_model_name_or_path")
-    if not base:
+    named = config.get("base_model_name_or_path")
+    if not named:
         raise ValueError(f"{directory}: {ADAPTER_CONFIG} names no base model")
-    return str(base)
+    named = str(named)
+    folder = models_dir()
+    if Path(named).is_absolute():
+        if Path(named).is_dir() or folder is None:
+            return named
+        parts = Path(named).parts
+        candidates = ["/".join(parts[-2:]), parts[-1]]
+    else:
+        candidates = [named]
+    if folder is None:
+        return named  # a hub id or a path relative to the working directory
+    for name in candidates:
+        found = Path(os.path.normpath(folder / name))
+        if found.is_relative_to(folder) and (found / "config.json").is_file():
+            return str(found)
+    raise ValueError(
+        f"the adapter's base model {named!r} is not in the models folder {folder} "
+        f"({MODELS_DIR_ENV}); put it there, or point {MODELS_DIR_ENV} at the folder holding it"
+    )
 
 
 def load_peft(directory: str | Path, dtype: torch.dtype = torch.float32) -> PeftModel:

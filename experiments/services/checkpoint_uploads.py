@@ -262,7 +262,8 @@ def _check_in_child(root: Path, script: str, failed: str) -> None:
     # a hostile tokenizer or config must not stall or bloat the web process.
     command = [sys.executable, "-c", script, str(root)]
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(settings.BASE_DIR),
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HOME": str(root)}  # fmt: skip
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HOME": str(root),
+           "CRUCIBLE_MODELS_DIR": str(settings.MODELS_DIR)}  # fmt: skip
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=LOAD_CHECK_SECONDS, env=env,
@@ -277,8 +278,9 @@ def _check_in_child(root: Path, script: str, failed: str) -> None:
 
 
 def _adopt_base(run: Run, root: Path) -> str:
-    """The catalogue name of the adapter's base; its config rewritten to name the base's
-    directory on this machine, and the base's tokenizer copied in when it brought none."""
+    """The catalogue name of the adapter's base; its config rewritten to name the base by
+    that name (resolved in the models folder on load, ``training.lora.base_path``), and the
+    base's tokenizer copied in when it brought none."""
     path = root / ADAPTER_CONFIG
     try:
         config = json.loads(path.read_text())
@@ -299,7 +301,7 @@ def _adopt_base(run: Run, root: Path) -> str:
         base_dir = catalogue.resolve(base, models_dir)
     except catalogue.UnknownModel as exc:
         raise field_errors([("base_model", str(exc))]) from exc
-    config["base_model_name_or_path"] = str(base_dir)
+    config["base_model_name_or_path"] = base
     path.write_text(json.dumps(config, indent=2))
     if not any((root / name).is_file() for name in catalogue.TOKENIZER_FILES):
         for name in BASE_TOKENIZER_FILES:

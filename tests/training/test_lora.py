@@ -1,4 +1,5 @@
 import json
+import shutil
 
 import pytest
 import torch
@@ -8,7 +9,15 @@ from training import digits, tiny_models
 from training.config import GRPOConfig, ModelConfig, PPOConfig, SamplingConfig, config_from_dict
 from training.engine import train
 from training.interfaces import DirectoryStore, MemorySink
-from training.lora import DEFAULT_TARGETS, LoraConfig, apply_lora, target_modules
+from training.lora import (
+    ADAPTER_CONFIG,
+    DEFAULT_TARGETS,
+    MODELS_DIR_ENV,
+    LoraConfig,
+    apply_lora,
+    base_path,
+    target_modules,
+)
 from training.models import load_model
 from training.step import build_run, reference
 
@@ -126,6 +135,41 @@ def test_a_checkpoint_holds_the_adapter_not_the_base(base_dir, tmp_path):
     result.model.eval()
     with torch.no_grad():
         assert torch.allclose(loaded(ids).logits, result.model(ids).logits, atol=1e-5)
+
+
+def test_an_adapter_names_its_base_by_catalogue_name_and_loads_once_the_folder_moved(
+    base_dir, tmp_path, monkeypatch
+):
+    models = tmp_path / "models"
+    shutil.copytree(base_dir, models / "org" / "base")
+    monkeypatch.setenv(MODELS_DIR_ENV, str(models))
+    store = DirectoryStore(tmp_path / "runs")
+    result = run(config(models / "org" / "base", max_steps=1, checkpoint_every=1), store)
+    model_dir = store.latest() / "model"
+    adapter_config = model_dir / ADAPTER_CONFIG
+    assert json.loads(adapter_config.read_text())["base_model_name_or_path"] == "org/base"
+
+    moved = models.rename(tmp_path / "elsewhere")  # another worker, or the folder moved
+    monkeypatch.setenv(MODELS_DIR_ENV, str(moved))
+    loaded, tokenizer = load_model(ModelConfig(path=str(model_dir)))
+    ids = tokenizer(["3 1 2 ="], return_tensors="pt").input_ids
+    result.model.eval()
+    with torch.no_grad():
+        assert torch.allclose(loaded(ids).logits, result.model(ids).logits, atol=1e-5)
+
+    def names(base: str) -> str:
+        data = json.loads(adapter_config.read_text())
+        adapter_config.write_text(json.dumps({**data, "base_model_name_or_path": base}))
+        return base_path(model_dir)
+
+    # An adapter saved before names its base by absolute path: that path while it exists,
+    # else the same model in the models folder.
+    assert names(str(moved / "org" / "base")) == str(moved / "org" / "base")
+    assert names(str(models / "org" / "base")) == str(moved / "org" / "base")
+    assert names("/gone/org/base") == str(moved / "org" / "base")
+    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path / "empty"))
+    with pytest.raises(ValueError, match="'org/base' is not in the models folder"):
+        names("org/base")
 
 
 def test_it_refuses_to_resume_a_full_checkpoint_as_lora(base_dir, tmp_path):
