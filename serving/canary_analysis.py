@@ -31,6 +31,16 @@ Decision rules, applied by :func:`analyse` at each step:
   when all four pass, ``inconclusive`` when the candidate has ``max_samples`` verified
   answers with neither, else ``collecting``.
 
+Where verdicts come from (:func:`verdict_sources`): ``pool``, held-out tasks of the team's
+pool replayed through the deployment and judged against their references by the verifier
+the served model was trained with; ``reference_free``, real traffic (which carries no
+reference) judged in a shadow canary on both sides by the same verifier's layers that need
+no reference (syntax, constraints, the calibrated model judge where the verifier has one).
+Only ``pool`` verdicts are counted (``COUNTED_SOURCES``): whoever sends real traffic picks
+its prompts, and the security model lets nothing a request carries decide a release, so a
+caller could otherwise steer a canary toward promotion or rollback by choosing prompts one
+side handles worse. Reference-free verdicts are shown beside the decision, never in it.
+
 How much more traffic a step needs (:func:`answers_needed`): the step's figures projected
 forward at its observed rates (pass rates, error rate, and the share of answers each side
 gets) and judged by :func:`analyse` itself, so the number is the one the decision rule
@@ -159,13 +169,19 @@ class Side:
     """Of the verified, passed."""
     latencies_ms: tuple[float, ...] = ()
     output_tokens: tuple[int, ...] = ()
+    free_judged: int = 0
+    """Answers to real traffic judged by reference-free layers only: shown, never counted."""
+    free_passed: int = 0
+    """Of those, passed."""
 
     def __post_init__(self) -> None:
-        if min(self.requests, self.errors, self.verified, self.passed) < 0:
+        counts = (self.requests, self.errors, self.verified, self.passed, self.free_judged,
+                  self.free_passed)  # fmt: skip
+        if min(counts) < 0:
             raise ValueError("counts cannot be negative")
         if self.errors > self.requests:
             raise ValueError("errors cannot exceed requests")
-        if self.passed > self.verified:
+        if self.passed > self.verified or self.free_passed > self.free_judged:
             raise ValueError("passed cannot exceed verified")
 
 
@@ -422,8 +438,42 @@ def _pending(name: str, limit: float | None, detail: str) -> Check:
     return Check(name, PENDING, None, limit, detail)
 
 
+POOL, REFERENCE_FREE = "pool", "reference_free"
+COUNTED_SOURCES = frozenset({POOL})
+"""The sources of verdicts a canary's decision counts: what no caller can forge."""
+SOURCE_LABELS = {
+    POOL: "held-out tasks, judged against their references",
+    REFERENCE_FREE: "real traffic, judged without references (syntax, constraints, judge)",
+}
+
+
+def verdict_sources(production: Side, candidate: Side) -> list[dict[str, Any]]:
+    """Each source of verdicts: how many answers of each side it judged and passed, its pass
+    rates, and whether the decision counts it (``counted``) and why."""
+    out = []
+    for source, judged, passed in (
+        (POOL, (production.verified, candidate.verified), (production.passed, candidate.passed)),
+        (REFERENCE_FREE, (production.free_judged, candidate.free_judged),
+         (production.free_passed, candidate.free_passed)),
+    ):  # fmt: skip
+        counted = source in COUNTED_SOURCES
+        out.append({
+            "source": source, "label": SOURCE_LABELS[source], "counted": counted,
+            "why": "a reference from the team's pool: no caller can forge it" if counted else
+            "shown only: a caller picks real traffic's prompts, so it never decides a release",
+            "production": _source_side(judged[0], passed[0]),
+            "candidate": _source_side(judged[1], passed[1]),
+        })  # fmt: skip
+    return out
+
+
+def _source_side(judged: int, passed: int) -> dict[str, Any]:
+    return {"judged": judged, "passed": passed, "pass_rate": passed / judged if judged else None}
+
+
 def analyse(production: Side, candidate: Side, guardrails: Guardrails) -> Analysis:
-    """Judge one step of a canary by the rules in the module docstring."""
+    """Judge one step of a canary by the rules in the module docstring (``pool`` verdicts
+    only: a side's reference-free verdicts are never read here)."""
     figures = _pass_rate_figures(production, candidate, guardrails.alpha)
     judging = min(production.verified, candidate.verified) >= guardrails.min_samples
     error_check = _error_rate_check(candidate, guardrails, judging)

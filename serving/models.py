@@ -211,6 +211,16 @@ class JudgedAgainst(models.TextChoices):
     CALLER = "caller"
     """An expected answer or verifier version the caller named: logged for them to read,
     never counted by a canary."""
+    REFERENCE_FREE = "ref_free"
+    """Real traffic in a shadow canary, judged by the trained verifier's layers that need no
+    reference (syntax, constraints, model judge): shown beside a canary's decision, never
+    counted in it (the caller picked the prompt)."""
+
+
+def storable(text: str) -> str:
+    """``text`` as a text column can hold it: PostgreSQL refuses NUL characters, which a
+    caller can send and a sampling model can write."""
+    return text.replace("\x00", "\ufffd")
 
 
 class ServedRequest(models.Model):

@@ -111,15 +111,43 @@ def check_format(tokenizer: PreTrainedTokenizerBase, fmt: PromptFormat) -> None:
             )
 
 
+class Conversation(str):
+    """A prompt that is a whole chat: its `turns` (user, assistant and tool messages, in the
+    shape chat templates read) and the `tools` they may call. In chat format `render` applies
+    the template to every turn, the format's system prompt first; as text it is a transcript
+    (what a log shows). A raw format has no turns: it refuses more than one."""
+
+    turns: tuple[dict[str, Any], ...]
+    tools: tuple[dict[str, Any], ...]
+
+    def __new__(
+        cls, text: str, turns: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
+    ) -> Conversation:
+        made = super().__new__(cls, text)
+        made.turns, made.tools = tuple(turns), tuple(tools)
+        return made
+
+
 def render(tokenizer: PreTrainedTokenizerBase, prompt_text: str, fmt: PromptFormat) -> str:
-    """The model input for `prompt_text` as text: itself, or the chat template's rendering."""
+    """The model input for `prompt_text` as text: itself, or the chat template's rendering
+    (of every turn, when it is a `Conversation`)."""
+    chat = prompt_text if isinstance(prompt_text, Conversation) else None
     if not fmt.is_chat:
+        if chat is not None and (len(chat.turns) > 1 or chat.tools):
+            raise ValueError("a raw prompt is one turn: this model takes no conversation")
         return prompt_text
     _require_template(tokenizer)
     messages = [{"role": "user", "content": prompt_text}]
+    if chat is not None:
+        messages = [dict(t) for t in chat.turns]
     if fmt.system_prompt:
         messages.insert(0, {"role": "system", "content": fmt.system_prompt})
-    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    tools: list[Any] | None = None
+    if chat is not None and chat.tools:
+        tools = [dict(t) for t in chat.tools]
+    text = tokenizer.apply_chat_template(
+        messages, tools=tools, tokenize=False, add_generation_prompt=True
+    )
     assert isinstance(text, str)  # tokenize=False renders one conversation to one string
     return text
 

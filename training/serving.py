@@ -21,11 +21,14 @@ completion token, and another encoding than the server's own (``encoding``: the 
 or the chat template with another system prompt; ``generator_for`` makes the generator).
 
 ``ServingHTTP`` puts it on a socket: ``POST /generate`` with ``{prompt, max_new_tokens,
-temperature, top_p, n, seed, stop, logprobs, encoding, timeout_s, meta, shadow, stream}``
+temperature, top_p, n, seed, stop, logprobs, encoding, timeout_s, meta, shadow, stream}`` (and,
+for a whole chat, its ``messages`` and ``tools``: the prompt is then its transcript, and the
+chat template renders every turn, ``training.prompting.Conversation``)
 answers ``200`` with the completion (with ``stream``: chunked JSON lines, ``{"index", "text"}``
 as each completion grows, then the answer with ``"done": true``), ``202`` for a
-shadow request (queued; nobody waits for it), ``503`` with ``Retry-After`` when the queue is
-full, ``504`` when the answer did not come within ``timeout_s``, ``400`` for a malformed body;
+shadow request (queued; nobody waits for it), ``429`` with ``Retry-After`` when the queue is
+full (back-pressure: the caller should slow down; the server is not down), ``504`` when the
+answer did not come within ``timeout_s``, ``400`` for a malformed body;
 ``GET /health`` answers what the server holds and how full its queue is.
 
 Given a ``secret``, the server answers only requests signed with it (``sign``: an HMAC of
@@ -61,7 +64,7 @@ from training.config import SamplingConfig
 from training.continuous import RunningBatch
 from training.decode import DecodeGenerator, sample
 from training.generation import Generator, generator_stops
-from training.prompting import encode_batch
+from training.prompting import Conversation, encode_batch
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +88,11 @@ JOIN_WAIT_S = 0.02
 """How long a request may wait for more room in a running batch before it joins what there
 is: on a CPU each prefill costs about as much as a step of the whole batch, so newcomers
 join together once half the batch is free, or after this wait."""
+
+
+MAX_TURNS = 64
+"""The most turns a conversation may have (``messages``: user, assistant and tool turns)."""
+MAX_TOOLS = 32
 
 
 class QueueFull(Exception):
@@ -783,6 +791,9 @@ class ServingHTTP:
         meta = body.get("meta") or {}
         if not isinstance(meta, dict):
             raise ValueError("meta: expected an object")
+        if body.get("messages") is not None:
+            prompt = Conversation(prompt, _objects(body, "messages", MAX_TURNS),
+                                  _objects(body, "tools", MAX_TOOLS))  # fmt: skip
         pending = Pending(
             prompt, tokens, float(temperature), meta, bool(body.get("shadow")),
             top_p=_number(body, "top_p", 1.0, 0.0, 1.0), n=_whole(body, "n", 1, 1, MAX_N),
@@ -791,6 +802,16 @@ class ServingHTTP:
             stream=body.get("stream", False) is True and not body.get("shadow"),
         )  # fmt: skip
         return pending, float(timeout)
+
+
+def _objects(body: Mapping[str, Any], name: str, most: int) -> list[dict[str, Any]]:
+    """A list of at most ``most`` JSON objects (none when absent); ValueError naming it."""
+    value = body.get(name) or []
+    if not isinstance(value, list) or len(value) > most:
+        raise ValueError(f"{name}: expected a list of at most {most} objects")
+    if not all(isinstance(v, dict) for v in value):
+        raise ValueError(f"{name}: expected a list of objects")
+    return value
 
 
 def _number(body: Mapping[str, Any], name: str, default: float, low: float, high: float) -> float:
@@ -922,7 +943,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.serving.server.submit(pending)
         except QueueFull as full:
             headers = {"Retry-After": str(int(full.retry_after_s))}
-            self._send(HTTPStatus.SERVICE_UNAVAILABLE, {"detail": str(full)}, headers)
+            self._send(HTTPStatus.TOO_MANY_REQUESTS, {"detail": str(full)}, headers)
             return
         if pending.shadow:
             self._send(HTTPStatus.ACCEPTED, {"detail": "queued"})

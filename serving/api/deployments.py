@@ -25,6 +25,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from crucible.api.field_errors import query_choice
 from crucible.api.schema import ApiErrorsSerializer
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, visible_teams
 from crucible.api.serializers import StrictSerializer, documented_json
@@ -42,8 +43,12 @@ from ..services import canaries, deployments, serving
 
 CONFLICT = OpenApiResponse(ApiErrorsSerializer, description="Refused now; the field says why.")
 UNAVAILABLE = OpenApiResponse(
-    ApiErrorsSerializer, description="No replica can answer now (starting, gone, or its queue "
-    "is full): Retry-After says when to try again.",
+    ApiErrorsSerializer, description="No replica can answer now (starting, or gone): "
+    "Retry-After says when to try again.",
+)  # fmt: skip
+QUEUE_FULL = OpenApiResponse(
+    ApiErrorsSerializer, description="The replica's queue is full (code `throttled`): slow "
+    "down, and retry after Retry-After seconds.",
 )  # fmt: skip
 
 
@@ -111,11 +116,35 @@ class SideStatsSerializer(serializers.Serializer):
     pass_rate = serializers.FloatField(allow_null=True)
     latency_p95_ms = serializers.FloatField(allow_null=True)
     mean_output_tokens = serializers.FloatField(allow_null=True)
+    reference_free_judged = serializers.IntegerField(
+        required=False, help_text="Answers to real traffic judged without a reference (shadow "
+        "canary): shown, never counted in the decision.",
+    )  # fmt: skip
+    reference_free_passed = serializers.IntegerField(required=False)
+    reference_free_pass_rate = serializers.FloatField(allow_null=True, required=False)
 
 
 class SidesSerializer(serializers.Serializer):
     production = SideStatsSerializer()
     candidate = SideStatsSerializer()
+
+
+class SourceSideSerializer(serializers.Serializer):
+    judged = serializers.IntegerField()
+    passed = serializers.IntegerField()
+    pass_rate = serializers.FloatField(allow_null=True)
+
+
+class VerdictSourceSerializer(serializers.Serializer):
+    source = serializers.ChoiceField(choices=["pool", "reference_free"])
+    label = serializers.CharField()
+    counted = serializers.BooleanField(
+        help_text="Whether the canary's decision counts these verdicts: only references from "
+        "the team's pool, which no caller can forge."
+    )
+    why = serializers.CharField()
+    production = SourceSideSerializer()
+    candidate = SourceSideSerializer()
 
 
 class NeededSerializer(serializers.Serializer):
@@ -141,6 +170,10 @@ class AnalysisSerializer(serializers.Serializer):
     checks = CheckSerializer(many=True, required=False)
     pass_rate = PassRateSerializer(required=False)
     sides = SidesSerializer(required=False)
+    sources = VerdictSourceSerializer(
+        many=True, required=False, help_text="Where the step's verdicts came from, and which "
+        "the decision counts (canary_analysis.verdict_sources).",
+    )  # fmt: skip
     needed = NeededSerializer(
         required=False, help_text="How much more traffic the step needs (canary_analysis)."
     )
@@ -461,7 +494,7 @@ class DeploymentViewSet(
     @extend_schema(
         request=ServePromptSerializer,
         responses={
-            200: GenerateAnswerSerializer, 503: UNAVAILABLE,
+            200: GenerateAnswerSerializer, 429: QUEUE_FULL, 503: UNAVAILABLE,
             504: OpenApiResponse(ApiErrorsSerializer, description="No answer within timeout_s."),
         },
     )  # fmt: skip
@@ -486,11 +519,14 @@ class DeploymentViewSet(
         """The request log, newest first."""
         deployment = self.get_object()
         rows = deployment.requests.select_related("version__model")
+        choices = {"side": ReplicaRole.values, "status": ["ok", "error", "timeout"]}
         for name in ("side", "canary", "status"):
             value = request.query_params.get(name)
             if value:
                 if name == "canary" and not value.isdigit():
                     raise serializers.ValidationError({"canary": ["expected a canary id"]})
+                if name in choices:
+                    query_choice(request.query_params, name, choices[name])
                 rows = rows.filter(**{name: value})
         page = self.paginate_queryset(rows.order_by("-created_at"))
         return self.get_paginated_response(ServedRequestSerializer(page, many=True).data)

@@ -174,6 +174,7 @@ class OpenAIApp:
             "judged_against": "", "format_warnings": warnings,
             "canary": routed.canary.pk if routed.canary else None,
             "step": routed.canary.step if routed.canary else None, "side": routed.side,
+            "free_verifier": serving.reference_free_verifier(deployment, routed.canary),
         }  # fmt: skip
         payload = {
             "prompt": prompt, "max_new_tokens": ask.max_tokens or deployment.max_new_tokens,
@@ -182,6 +183,8 @@ class OpenAIApp:
             "logprobs": ask.logprobs, "encoding": encoding, "timeout_s": deployment.timeout_s,
             "meta": meta, "stream": ask.stream,
         }  # fmt: skip
+        if ask.turns:  # a whole conversation: the replica's chat template renders every turn
+            payload |= {"messages": list(ask.turns), "tools": list(ask.tools)}
         outcome, replica, events = await self.forward(deployment, routed, payload)
         if outcome.status != 200:
             self.later(serving.log_failure, deployment, replica, prompt, _logged(ask), meta,
@@ -307,7 +310,7 @@ class OpenAIApp:
             except OSError as lost:
                 await _in_thread(canaries.candidate_lost)(canary, f"{type(lost).__name__}: {lost}")
                 return
-            if answer.status == 503:  # the candidate's queue is full: the copy is dropped
+            if answer.status in serving.QUEUE_FULL:  # the candidate's queue is full: dropped
                 await _in_thread(canaries.shadow_dropped)(canary)
 
         self._keep(asyncio.ensure_future(send()))
@@ -374,6 +377,7 @@ def encoded(deployment: Deployment, ask: Ask) -> tuple[str, dict[str, Any] | Non
         trained.reasoning_tags,
     )  # fmt: skip
     chat_model = trained.chat_template is not None
+    _check_turns(deployment, trained, ask)
     if ask.kind == protocol.TEXT:
         if not chat_model:
             return ask.prompt, None, []
@@ -386,6 +390,30 @@ def encoded(deployment: Deployment, ask: Ask) -> tuple[str, dict[str, Any] | Non
         return ask.prompt, {"kind": "chat", "system_prompt": ask.system}, drift
     # A raw model has no system turn: the system message goes before the prompt.
     return f"{ask.system}\n\n{ask.prompt}", None, drift
+
+
+def _check_turns(deployment: Deployment, trained: ModelFormat, ask: Ask) -> None:
+    """A 400 for a conversation the served model's recorded format cannot take: more than
+    one turn for a raw-format model, tools for a chat template that renders none."""
+    if not ask.turns:
+        return
+    version = f"version {deployment.version.number} of {deployment.version.model.name!r}"
+    if trained.chat_template is None:
+        param = "tools" if ask.tools and len(ask.turns) == 1 else "messages"
+        raise ApiError(400, f"{param}: {version} was trained on raw single prompts, with no "
+                       "chat template: send one user message (after at most one system "
+                       "message) and no tools", param, "unsupported_conversation")  # fmt: skip
+    if (ask.tools or ask.has_tool_turns) and not takes_tools(trained.chat_template):
+        param = "tools" if ask.tools else "messages"
+        raise ApiError(400, f"{param}: the chat template of {version} has no tool turns: "
+                       "send no tools, tool calls or tool messages", param,
+                       "unsupported_conversation")  # fmt: skip
+
+
+def takes_tools(chat_template: str) -> bool:
+    """Whether a chat template renders tools (reads ``tools`` and a ``tool`` role), as the
+    templates of Qwen, Llama 3.1+ and Mistral do."""
+    return "tools" in chat_template and "tool" in chat_template.replace("tools", "")
 
 
 def _logged(ask: Ask) -> serving.Request:
@@ -434,10 +462,16 @@ def _endings(ask: Ask, answered: protocol.Answered, opened: set[int]) -> list[di
     return out
 
 
+REFUSAL_CODES = {409: "conflict", 429: "rate_limit_exceeded", 503: "unavailable",
+                 504: "timeout"}  # fmt: skip
+"""The error's ``code`` for what a replica answered (429: its queue is full, OpenAI's
+``rate_limit_error`` type; the client retries after ``Retry-After``)."""
+
+
 def _refusal(outcome: serving.Outcome, request_id: str) -> ApiError:
     status = outcome.status if outcome.status in protocol.TYPES else 502
     detail = str(outcome.body.get("detail") or "the replica could not answer")
-    code = {409: "conflict", 503: "unavailable", 504: "timeout"}.get(status, "replica_error")
+    code = REFUSAL_CODES.get(status, "replica_error")
     headers = {**outcome.headers, "x-request-id": request_id}
     return ApiError(status, detail, None, code, headers)
 

@@ -6,10 +6,13 @@ refusal names its ``param``) within the platform's limits, and returns what to g
 events; ``ApiError`` is OpenAI's error shape, ``{"error": {"message", "type", "param",
 "code"}}``. Pure: no Django, no model.
 
-What a deployment serves differently from OpenAI: a chat is one user turn, after at most one
-system (or developer) message, since the platform's models are trained on single-turn
-prompts; ``echo``, ``tools``, ``best_of``, penalties and top alternatives in ``logprobs`` are
-refused with the reason rather than silently ignored.
+A chat is a whole conversation: at most one system (or developer) message first, then user,
+assistant and tool turns, ending with a user or tool turn; ``tools`` (function definitions)
+go to the chat template with it. Whether the served model can take it (a raw-format model
+takes one user turn; tools need a template that renders them) is the caller's
+(``app.encoded``) to decide, from the model version's recorded format. ``echo``,
+``best_of``, penalties and top alternatives in ``logprobs`` are refused with the reason
+rather than silently ignored.
 """
 
 from __future__ import annotations
@@ -28,12 +31,21 @@ MAX_STOP_CHARS = 200
 MAX_KEY_CHARS = 200
 MAX_MODEL_CHARS = 200
 MAX_SEED = 2**63 - 1
+MAX_MESSAGES = 64
+MAX_TOOLS = 32
+MAX_NAME_CHARS = 64
+ROLES = ("user", "assistant", "tool")
+"""The turns of a conversation after its system message."""
 COMMON = {
     "model", "max_tokens", "temperature", "top_p", "n", "stop", "seed", "logprobs", "stream",
     "stream_options", "user", "frequency_penalty", "presence_penalty",
 }  # fmt: skip
+CHAT_ONLY = {
+    "messages", "max_completion_tokens", "top_logprobs", "response_format", "tools",
+    "tool_choice",
+}  # fmt: skip
 ACCEPTED = {
-    CHAT: COMMON | {"messages", "max_completion_tokens", "top_logprobs", "response_format"},
+    CHAT: COMMON | CHAT_ONLY,
     TEXT: COMMON | {"prompt", "echo", "best_of", "suffix"},
 }
 TYPES = {
@@ -77,7 +89,7 @@ class Ask:
     """``chat`` or ``text``."""
     model: str
     prompt: str
-    """A chat's user turn, or a completion's prompt."""
+    """A chat's user turn (its transcript when it has more turns), or a completion's prompt."""
     system: str | None
     """A chat's system message; None when it sent none."""
     max_tokens: int | None
@@ -93,6 +105,13 @@ class Ask:
     include_usage: bool
     key: str
     """The ``user`` field: keeps a caller on one side of a split canary."""
+    turns: tuple[dict[str, Any], ...] = ()
+    """A conversation's turns after its system message (as chat templates read them); empty
+    for one user turn, which ``prompt`` holds."""
+    tools: tuple[dict[str, Any], ...] = ()
+    """The functions the chat's template is told the model may call."""
+    has_tool_turns: bool = False
+    """A turn is a tool's result, or an assistant's tool calls."""
 
 
 def parse(kind: str, raw: bytes, max_prompt_chars: int) -> Ask:
@@ -111,8 +130,13 @@ def parse(kind: str, raw: bytes, max_prompt_chars: int) -> Ask:
         )  # fmt: skip
     _refuse_unsupported(kind, body)
     model = _string(body, "model", MAX_MODEL_CHARS, required=True)
+    turns: tuple[dict[str, Any], ...] = ()
+    tools: tuple[dict[str, Any], ...] = ()
     if kind == CHAT:
-        system, prompt = _messages(body.get("messages"))
+        system, turns = _messages(body.get("messages"))
+        tools = _tools(body.get("tools"), body.get("tool_choice"))
+        prompt = turns[0]["content"] if len(turns) == 1 else transcript(turns)
+        turns = () if len(turns) == 1 and not tools else turns
         tokens = body.get("max_completion_tokens", body.get("max_tokens"))
         logprobs = _flag(body, "logprobs")
     else:
@@ -130,7 +154,8 @@ def parse(kind: str, raw: bytes, max_prompt_chars: int) -> Ask:
         n=_whole("n", body.get("n"), 1, 1, MAX_N) or 1,
         stop=_stops(body.get("stop")), seed=_whole("seed", body.get("seed"), None, 0, MAX_SEED),
         logprobs=logprobs, stream=_flag(body, "stream"), include_usage=_include_usage(body),
-        key=_string(body, "user", MAX_KEY_CHARS),
+        key=_string(body, "user", MAX_KEY_CHARS), turns=turns, tools=tools,
+        has_tool_turns=any(t["role"] == "tool" or "tool_calls" in t for t in turns),
     )  # fmt: skip
 
 
@@ -172,26 +197,116 @@ def _text(value: Any, param: str) -> str:
     raise invalid(param, "expected a string or a list of text parts")
 
 
-def _messages(value: Any) -> tuple[str | None, str]:
-    if not isinstance(value, list) or not value or len(value) > 2:
-        raise invalid(
-            "messages",
-            "expected one user message, after at most one system message: the model was "
-            "trained on single-turn prompts",
-        )
+def _messages(value: Any) -> tuple[str | None, tuple[dict[str, Any], ...]]:
+    """(the system message, the turns after it); the last turn is a user's or a tool's."""
+    if not isinstance(value, list) or not value or len(value) > MAX_MESSAGES:
+        raise invalid("messages", f"expected a list of 1 to {MAX_MESSAGES} messages")
     for i, message in enumerate(value):
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             raise invalid(f"messages[{i}]", "expected an object with a role and content")
-    *before, last = value
-    if last["role"] != "user":
-        raise invalid(f"messages[{len(value) - 1}].role", "the last message must be the user's")
-    if before and before[0]["role"] not in ("system", "developer"):
-        raise invalid("messages[0].role", "only a system message may come before the user's")
-    system = _text(before[0].get("content"), "messages[0].content") if before else None
-    prompt = _text(last.get("content"), f"messages[{len(value) - 1}].content")
-    if not prompt.strip():
-        raise invalid(f"messages[{len(value) - 1}].content", "expected a non-empty prompt")
-    return system, prompt
+    system = None
+    if value[0]["role"] in ("system", "developer"):
+        system = _text(value[0].get("content"), "messages[0].content")
+    start = 0 if system is None else 1
+    turns = tuple(_turn(i, m) for i, m in enumerate(value[start:], start))
+    last = len(value) - 1
+    if not turns or turns[-1]["role"] not in ("user", "tool"):
+        raise invalid(f"messages[{last}].role", "the last message must be the user's (or a "
+                      "tool's result)")  # fmt: skip
+    if not any(t["role"] == "user" for t in turns):
+        raise invalid("messages", "expected a user message")
+    return system, turns
+
+
+def _turn(i: int, message: dict[str, Any]) -> dict[str, Any]:
+    """One turn as chat templates read it; a 400 naming ``messages[i]``'s field otherwise."""
+    role, at = message["role"], f"messages[{i}]"
+    if role in ("system", "developer"):
+        raise invalid(f"{at}.role", "a system message may only come first")
+    if role not in ROLES:
+        raise invalid(f"{at}.role", f"expected system, developer, {', '.join(ROLES)}")
+    if role == "assistant" and message.get("tool_calls"):
+        content = message.get("content")
+        turn = {"role": role, "content": "" if content is None else _text(content, f"{at}.content"),
+                "tool_calls": _tool_calls(message["tool_calls"], f"{at}.tool_calls")}  # fmt: skip
+        return turn
+    content = _text(message.get("content"), f"{at}.content")
+    if role == "user" and not content.strip():
+        raise invalid(f"{at}.content", "expected a non-empty prompt")
+    if role != "tool":
+        return {"role": role, "content": content}
+    call = message.get("tool_call_id")
+    if not isinstance(call, str) or not 0 < len(call) <= MAX_NAME_CHARS:
+        raise invalid(f"{at}.tool_call_id", "expected the id of the tool call it answers")
+    return {"role": role, "content": content, "tool_call_id": call}
+
+
+def _tool_calls(value: Any, at: str) -> list[dict[str, Any]]:
+    """An assistant's tool calls, their JSON arguments as objects (what templates print)."""
+    if not isinstance(value, list) or not 0 < len(value) <= MAX_TOOLS:
+        raise invalid(at, f"expected a list of 1 to {MAX_TOOLS} tool calls")
+    calls = []
+    for j, call in enumerate(value):
+        function = call.get("function") if isinstance(call, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if (
+            not isinstance(function, dict)
+            or not isinstance(name, str)
+            or not 0 < len(name) <= MAX_NAME_CHARS
+        ):
+            raise invalid(f"{at}[{j}].function.name", "expected the function's name")
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except (TypeError, ValueError, RecursionError):
+            arguments = None
+        if not isinstance(arguments, dict):
+            raise invalid(f"{at}[{j}].function.arguments", "expected a JSON object as a string")
+        calls.append({"id": str(call.get("id") or "")[:MAX_NAME_CHARS], "type": "function",
+                      "function": {"name": name, "arguments": arguments}})  # fmt: skip
+    return calls
+
+
+def _tools(value: Any, choice: Any) -> tuple[dict[str, Any], ...]:
+    if choice not in (None, "auto"):
+        raise invalid("tool_choice", 'only "auto" is supported: the model decides')
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not 0 < len(value) <= MAX_TOOLS:
+        raise invalid("tools", f"expected a list of 1 to {MAX_TOOLS} function definitions")
+    tools = []
+    for i, tool in enumerate(value):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if (
+            not isinstance(tool, dict)
+            or tool.get("type") != "function"
+            or not isinstance(function, dict)
+        ):
+            raise invalid(f"tools[{i}]", 'expected {"type": "function", "function": {...}}')
+        name = function.get("name")
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME_CHARS:
+            raise invalid(f"tools[{i}].function.name", "expected the function's name")
+        made: dict[str, Any] = {"name": name}
+        if function.get("description") is not None:
+            made["description"] = _text(function["description"], f"tools[{i}].function."
+                                        "description")  # fmt: skip
+        if function.get("parameters") is not None:
+            if not isinstance(function["parameters"], dict):
+                raise invalid(f"tools[{i}].function.parameters", "expected a JSON schema object")
+            made["parameters"] = function["parameters"]
+        tools.append({"type": "function", "function": made})
+    return tuple(tools)
+
+
+def transcript(turns: tuple[dict[str, Any], ...]) -> str:
+    """A conversation as the request log shows it: each turn after its role."""
+    lines = []
+    for turn in turns:
+        calls = "".join(
+            f"\n[calls {c['function']['name']}({json.dumps(c['function']['arguments'])})]"
+            for c in turn.get("tool_calls") or ()
+        )  # fmt: skip
+        lines.append(f"{turn['role']}: {turn['content']}{calls}")
+    return "\n\n".join(lines)
 
 
 def _prompt(value: Any) -> str:

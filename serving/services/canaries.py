@@ -147,9 +147,9 @@ def sides(canary: Canary) -> tuple[canary_analysis.Side, canary_analysis.Side]:
     rows = ServedRequest.objects.filter(canary=canary, step=canary.step).values_list(
         "side", "status", "passed", "judged_against", "latency_ms", "output_tokens"
     )
+    empty = {"requests": 0, "errors": 0, "verified": 0, "passed": 0, "free": 0, "free_passed": 0}
     found: dict[str, dict[str, Any]] = {
-        side: {"requests": 0, "errors": 0, "verified": 0, "passed": 0, "lat": [], "tok": []}
-        for side in ReplicaRole.values
+        side: {**empty, "lat": [], "tok": []} for side in ReplicaRole.values
     }
     for side, status, passed, against, latency, tokens in rows:
         acc = found[side]
@@ -160,6 +160,9 @@ def sides(canary: Canary) -> tuple[canary_analysis.Side, canary_analysis.Side]:
         if passed is not None and against == JudgedAgainst.POOL:
             acc["verified"] += 1
             acc["passed"] += int(passed)
+        elif passed is not None and against == JudgedAgainst.REFERENCE_FREE:  # shown only
+            acc["free"] += 1
+            acc["free_passed"] += int(passed)
         if latency is not None:
             acc["lat"].append(float(latency))
         if tokens is not None:
@@ -170,6 +173,7 @@ def sides(canary: Canary) -> tuple[canary_analysis.Side, canary_analysis.Side]:
         return canary_analysis.Side(
             requests=acc["requests"], errors=acc["errors"], verified=acc["verified"],
             passed=acc["passed"], latencies_ms=tuple(acc["lat"]), output_tokens=tuple(acc["tok"]),
+            free_judged=acc["free"], free_passed=acc["free_passed"],
         )  # fmt: skip
 
     return side_of(ReplicaRole.PRODUCTION), side_of(ReplicaRole.CANDIDATE)
@@ -201,6 +205,7 @@ def observe(canary_id: int) -> Canary | None:
         canary.analysis = {
             **analysis.to_dict(),
             "sides": {"production": _side_dict(production), "candidate": _side_dict(candidate)},
+            "sources": canary_analysis.verdict_sources(production, candidate),
             "needed": needed.to_dict(),
             "at": timezone.now().isoformat(),
         }
@@ -228,6 +233,9 @@ def _side_dict(side: canary_analysis.Side) -> dict[str, Any]:
         "passed": side.passed,
         "pass_rate": side.passed / side.verified if side.verified else None,
         "latency_p95_ms": lat, "mean_output_tokens": mean_tokens,
+        "reference_free_judged": side.free_judged, "reference_free_passed": side.free_passed,
+        "reference_free_pass_rate": side.free_passed / side.free_judged
+        if side.free_judged else None,
     }  # fmt: skip
 
 

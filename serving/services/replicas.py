@@ -8,7 +8,8 @@ secret (made with its row, read from it here), so only the web process can have 
 or write its log. Each batch it answers is verified and written to the request log off the
 generation thread, from what the web process routed and signed: the id the caller was
 given, the canary, step and side, and what to verify against (the expected data, the
-verifier version, and whether they came from the pool or from the caller). Rows
+verifier version, and whether they came from the pool or from the caller; or, for real
+traffic in a shadow canary, the verifier whose reference-free layers judge it). Rows
 that belong to a canary step wake the canary's analysis (at most every
 ``OBSERVE_INTERVAL_S``). The replica beats every ``HEARTBEAT_S``; a missing beat tells the
 platform its worker is gone. The time its worker holds it, from its claim to its end, counts
@@ -40,6 +41,8 @@ from experiments.model_format import ModelFormat
 from experiments.services import usage
 from experiments.services.failures import failure_reason
 from tasks_app.services import pinning
+from tasks_app.verifiers.base import Stage
+from tasks_app.verifiers.layers import layer_class
 from training.config import ModelConfig, SamplingConfig
 from training.decode import make_generator
 from training.generation import Generator
@@ -56,6 +59,7 @@ from ..models import (
     ReplicaState,
     RequestStatus,
     ServedRequest,
+    storable,
 )
 from . import canaries, deployments
 
@@ -231,7 +235,7 @@ class Recorder:
 
     def __init__(self, replica: Replica, observe: Callable[[int], None] | None = None) -> None:
         self.replica = replica
-        self.verifiers: dict[int, RewardFn] = {}
+        self.verifiers: dict[tuple[int, bool], RewardFn] = {}
         self.observe = observe or canaries.observe
         self.last_observed: dict[int, float] = {}
         self.scheduled: set[int] = set()
@@ -262,8 +266,9 @@ class Recorder:
             id=uuid.UUID(str(meta["request_id"])),
             deployment_id=self.replica.deployment_id, canary_id=meta.get("canary"),
             step=meta.get("step"), version_id=self.replica.version_id, side=str(meta.get("side") or self.replica.role),
-            shadow=pending.shadow, key=str(meta.get("key") or "")[:200], prompt=pending.prompt,
-            completion=pending.completion, status=status, error=(pending.error or "")[:500],
+            shadow=pending.shadow, key=storable(str(meta.get("key") or ""))[:200],
+            prompt=storable(pending.prompt),
+            completion=storable(pending.completion), status=status, error=(pending.error or "")[:500],
             latency_ms=latency, output_tokens=pending.output_tokens,
             family=str(meta.get("family") or ""), task=str(meta.get("task") or "")[:100],
             passed=passed, reward=reward, verdict=verdict,
@@ -275,16 +280,23 @@ class Recorder:
     def verify(self, pending: Pending) -> tuple[bool | None, float | None, dict[str, Any]]:
         meta = pending.meta
         expected, version = meta.get("expected"), meta.get("verifier_version")
+        free = False
+        if expected is None and version is None and meta.get("free_verifier") is not None:
+            expected, version, free = {}, meta["free_verifier"], True  # no reference: none read
         if expected is None or version is None:
             return None, None, {}
-        reward_fn = self.verifiers.get(version)
+        key = (version, free)
+        reward_fn = self.verifiers.get(key)
         if reward_fn is None:
             specs = pinning.verifier_specs(self.replica.deployment.team, [version])
             if version not in specs:
                 return None, None, {"error": f"verifier version {version} is gone"}
+            spec = reference_free(specs[version]) if free else specs[version]
+            if spec is None:
+                return None, None, {}  # nothing of this verifier judges without a reference
             fmt = ModelFormat.from_dict(self.replica.version.format).prompt_format()
-            reward_fn = answers_only(verifier_reward_fn(specs[version]), fmt)  # its answer part
-            self.verifiers[version] = reward_fn
+            reward_fn = answers_only(verifier_reward_fn(spec), fmt)  # its answer part
+            self.verifiers[key] = reward_fn
         item = Item(prompt=pending.prompt, payload=expected, family=str(meta.get("family") or ""))
         try:
             result = reward_fn([item], [pending.completion])[0]
@@ -296,6 +308,7 @@ class Recorder:
             "extracted": details.get("extracted"),
             "layers": details.get("layers", []),
             "verifier_version": version,
+            **({"reference_free": True} if free else {}),
         }
         return bool(result.passed), float(result.reward), verdict
 
@@ -321,9 +334,25 @@ class Recorder:
             connection.close()  # this thread ends here, and its connection with it
 
 
+REFERENCE_FREE_STAGES = frozenset({Stage.SYNTAX, Stage.CONSTRAINT, Stage.JUDGE})
+"""The verifier stages that judge an answer without a reference (the others compare it with
+the expected data, or run its tests)."""
+
+
+def reference_free(spec: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``spec`` with only its layers that need no reference; None when none is left."""
+    layers = [
+        layer for layer in spec.get("layers") or []
+        if layer_class(str(layer.get("kind"))).stage in REFERENCE_FREE_STAGES
+    ]  # fmt: skip
+    return {**spec, "layers": layers} if layers else None
+
+
 def _judged_against(meta: Mapping[str, Any], passed: bool | None) -> str:
     """What the web process said the verdict was judged against; a verdict it did not say
     came from the pool is one no canary counts."""
+    if passed is not None and meta.get("expected") is None and meta.get("free_verifier"):
+        return JudgedAgainst.REFERENCE_FREE
     said = meta.get("judged_against")
     if passed is None or said not in JudgedAgainst.values:
         return JudgedAgainst.NOTHING if passed is None else JudgedAgainst.CALLER

@@ -21,8 +21,9 @@ be able to decide a release.
 
 The replica logs and verifies each answer it gives, from what this module routed and
 signed; what never reached a replica (worker gone, timed out, refused) is logged here. A
-full queue is a 503 with ``Retry-After``; a deployment with no replica serving is a 503
-saying why; a lost candidate pauses its canary and production answers instead.
+full queue is a 429 with ``Retry-After`` (back-pressure: slow down); a deployment with no
+replica serving is a 503 saying why; a lost candidate pauses its canary and production
+answers instead.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from ..models import (
     ReplicaState,
     RequestStatus,
     ServedRequest,
+    storable,
 )
 from . import canaries, deployments, routing
 
@@ -228,6 +230,8 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
         "format_warnings": warnings,
         "canary": canary.pk if canary else None, "step": canary.step if canary else None,
         "side": side,
+        "free_verifier": None if judging.expected is not None else
+        reference_free_verifier(deployment, canary),
     }  # fmt: skip
     payload = {
         "prompt": prompt, "max_new_tokens": request.max_new_tokens,
@@ -254,6 +258,24 @@ def _generate(deployment: Deployment, body: Any, received_at: float) -> Outcome:
     if outcome.status != 200:
         log_failure(deployment, replica, prompt, request, meta, outcome)
     return _answered(outcome, request_id, side, replica, warnings, judging.expected)
+
+
+QUEUE_FULL = (429, 503)
+"""What a replica answers when its queue has no room (429; 503 from a replica started
+before a full queue was answered 429)."""
+ERROR_CODES = {409: "conflict", 429: "throttled", 503: "unavailable", 504: "timeout"}
+
+
+def reference_free_verifier(deployment: Deployment, canary: Canary | None) -> int | None:
+    """The verifier whose reference-free layers judge real traffic (a request with nothing
+    to judge against) in a shadow canary, on both sides alike: the one the served model was
+    trained with, when it was trained with one; None otherwise, or with no shadow canary.
+    Its verdicts are shown beside the canary's decision, never counted in it."""
+    if canary is None or canary.mode != CanaryMode.SHADOW:
+        return None
+    trained = ModelFormat.from_dict(deployment.version.format).families
+    found = {f.verifier_version for f in trained if f.verifier_version is not None}
+    return found.pop() if len(found) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -336,7 +358,7 @@ def _shadow(canary: Canary, payload: dict[str, Any], meta: dict[str, Any]) -> No
             f"{canary.replica.address}/generate", copy, timeout=SHADOW_TIMEOUT_S,
             sign=signer(canary.replica),
         )  # fmt: skip
-        if answer.status == 503:  # the candidate's queue is full: the copy is dropped
+        if answer.status in QUEUE_FULL:  # the candidate's queue is full: the copy is dropped
             canaries.shadow_dropped(canary)
     except TimeoutError:
         pass  # the copy may still be answered; production has answered
@@ -369,7 +391,7 @@ def _answered(
 
 def error_body(outcome: Outcome, request_id: str | None = None) -> dict[str, Any]:
     """A refusal in the API's one error shape, with the request's id in the log."""
-    code = {409: "conflict", 503: "unavailable", 504: "timeout"}.get(outcome.status, "error")
+    code = ERROR_CODES.get(outcome.status, "error")
     detail = str(outcome.body.get("detail", "")) or "the replica could not answer"
     body: dict[str, Any] = {"errors": [{"field": None, "code": code, "message": detail}]}
     if request_id is not None:
@@ -414,9 +436,9 @@ def log_failure(
                 id=uuid.UUID(meta["request_id"]), deployment=deployment,
                 canary_id=meta.get("canary"), step=meta.get("step"),
                 version_id=replica.version_id if replica else deployment.version_id,
-                side=meta.get("side") or ReplicaRole.PRODUCTION, key=request.key,
-                prompt=prompt, status=status,
-                error=str(outcome.body.get("detail", ""))[:500],
+                side=meta.get("side") or ReplicaRole.PRODUCTION, key=storable(request.key),
+                prompt=storable(prompt), status=status,
+                error=storable(str(outcome.body.get("detail", "")))[:500],
                 latency_ms=(time.time() - meta["received_at"]) * 1000,
                 family=request.family, task=request.task,
                 format_warnings=meta.get("format_warnings") or [],

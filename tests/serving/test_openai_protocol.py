@@ -26,7 +26,7 @@ def test_it_reads_a_chat_with_its_system_message_and_openai_defaults() -> None:
     ("kind", "body", "param"),
     [
         (CHAT, {"messages": []}, "messages"),
-        (CHAT, {"messages": [{"role": "user", "content": "x"}] * 3}, "messages"),
+        (CHAT, {"messages": [{"role": "user", "content": "x"}] * 65}, "messages"),
         (CHAT, {"messages": [{"role": "user", "content": 3}]}, "messages[0].content"),
         (CHAT, {"messages": [{"role": "user", "content": "x" * 101}]}, "messages"),
         (CHAT, {"messages": [{"role": "user", "content": "x"}], "stream_options": {}}, "stream_options"),
