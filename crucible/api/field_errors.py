@@ -63,3 +63,15 @@ def unique_conflicts_refused(model: type[Model], field: str, message: str) -> It
         ):
             raise
         raise field_errors([(field, message)], code="unique") from exc
+
+
+def query_choice(params: Any, name: str, choices: Iterable[str]) -> str | None:
+    """Query parameter ``name`` (of ``request.query_params``) if given: one of ``choices``, as
+    the schema's enum states, or a 400 naming it (an unknown value never filters nothing)."""
+    value = params.get(name)
+    if not value:
+        return None
+    allowed = list(choices)
+    if value not in allowed:
+        raise field_errors([(name, f"must be one of {', '.join(allowed)}")])
+    return str(value)

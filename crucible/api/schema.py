@@ -70,6 +70,23 @@ class AutoSchema(openapi.AutoSchema):
                 responses[code] = self._get_response_for_code(error, code, direction=direction)
         return responses
 
+    def map_parsers(self) -> list[Any]:
+        """A body with nested objects or lists is documented as JSON only: a form can carry
+        flat fields alone, so a form body the schema allowed would be refused."""
+        media_types = super().map_parsers()
+        if "multipart/form-data" in media_types and self._has_file_field():
+            return media_types
+        if _nested(self.get_request_serializer()):
+            return [t for t in media_types if t not in FORM_MEDIA_TYPES] or media_types
+        return media_types
+
+    def _has_file_field(self) -> bool:
+        found = self.get_request_serializer()
+        fields = (
+            getattr(found, "fields", {}) if isinstance(found, serializers.BaseSerializer) else {}
+        )
+        return any(isinstance(f, serializers.FileField) for f in fields.values())
+
     def get_override_parameters(self) -> list[Any]:
         parameters = list(super().get_override_parameters())
         if self._is_list_view() and getattr(self.view, "team_path", None):
@@ -78,3 +95,19 @@ class AutoSchema(openapi.AutoSchema):
                 OpenApiParameter("team", str, description="Only this team's objects (its slug).")
             )
         return parameters
+
+
+FORM_MEDIA_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+NESTED_FIELDS = (
+    serializers.BaseSerializer, serializers.ListField, serializers.DictField,
+    serializers.JSONField, serializers.HStoreField,
+)  # fmt: skip
+
+
+def _nested(found: Any) -> bool:
+    """Whether a request serializer (class or instance) has a field a form cannot carry."""
+    if isinstance(found, type) and issubclass(found, serializers.BaseSerializer):
+        found = found()
+    if not isinstance(found, serializers.Serializer):
+        return False
+    return any(isinstance(f, NESTED_FIELDS) for f in found.fields.values())

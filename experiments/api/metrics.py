@@ -122,11 +122,15 @@ class MetricsQuerySerializer(serializers.Serializer):
 
 
 class RawQuerySerializer(serializers.Serializer):
-    key = serializers.CharField(max_length=MAX_KEY_LENGTH)
-    after_step = serializers.IntegerField(required=False, min_value=-1, default=-1)
+    key = serializers.CharField(max_length=MAX_KEY_LENGTH, help_text="The metric.")
+    after_step = serializers.IntegerField(
+        required=False, min_value=-1, default=-1,
+        help_text="Only steps after this one (the previous page's).",
+    )  # fmt: skip
     limit = serializers.IntegerField(
-        required=False, min_value=1, max_value=RAW_PAGE_MAX, default=1000
-    )
+        required=False, min_value=1, max_value=RAW_PAGE_MAX, default=1000,
+        help_text=f"Points a page (at most {RAW_PAGE_MAX}).",
+    )  # fmt: skip
 
 
 # --- views -------------------------------------------------------------------------------------
@@ -244,13 +248,8 @@ class RunMetricsView(APIView):
 class RunMetricsRawView(APIView):
     @extend_schema(
         operation_id="runs_metrics_raw_retrieve",
-        parameters=[
-            OpenApiParameter("key", str, required=True, description="The metric."),
-            OpenApiParameter(
-                "after_step", int, description="Only steps after this one (the previous page's)."
-            ),
-            OpenApiParameter("limit", int, description=f"Points a page (at most {RAW_PAGE_MAX})."),
-        ],
+        # The serializer that checks the query documents it: lengths, bounds and defaults.
+        parameters=[RawQuerySerializer],
         responses=RawPageSerializer,
         description="One metric at full resolution, a page of steps at a time.",
     )

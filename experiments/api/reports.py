@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from crucible.accounts.models import Role
+from crucible.api.field_errors import query_choice
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin, check_role, visible_teams
 from crucible.api.serializers import StrictSerializer, documented_json
 from training.prompting import PromptFormat
@@ -617,7 +618,7 @@ class ReportViewSet(
         report = self._report(pk)
         data = ReportSerializer(report).data
         name = f"report-{report.pk}-v{report.version}"
-        if request.query_params.get("as") == "json":
+        if query_choice(request.query_params, "as", ["html", "json"]) == "json":
             body, kind, name = report_export.report_json(data), "application/json", f"{name}.json"
         else:
             body, kind, name = report_export.report_html(data), "text/html", f"{name}.html"

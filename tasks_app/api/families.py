@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from crucible.accounts.models import Role
 from crucible.api import parsers
+from crucible.api.field_errors import query_choice
 from crucible.api.scoping import TeamScopedMixin, check_role
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer, documented_json
 from tasks_app.families.registry import describe_kinds
@@ -531,7 +532,7 @@ class PoolVersionViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def tasks(self, request: Request, pk: str | None = None) -> Response:
         rows = self.get_object().tasks.all()
-        split = request.query_params.get("split")
+        split = query_choice(request.query_params, "split", ["train", "held_out"])
         if split:
             rows = rows.filter(split=split)
         level = request.query_params.get("difficulty")
