@@ -7355,7 +7355,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -7800,7 +7800,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -8726,7 +8726,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -8804,8 +8804,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CurriculumRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CurriculumRequest"];
-                "multipart/form-data": components["schemas"]["CurriculumRequest"];
             };
         };
         responses: {
@@ -9028,8 +9026,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedCurriculumRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedCurriculumRequest"];
-                "multipart/form-data": components["schemas"]["PatchedCurriculumRequest"];
             };
         };
         responses: {
@@ -9119,8 +9115,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PreviewRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PreviewRequest"];
-                "multipart/form-data": components["schemas"]["PreviewRequest"];
             };
         };
         responses: {
@@ -9207,8 +9201,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PreviewRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PreviewRequest"];
-                "multipart/form-data": components["schemas"]["PreviewRequest"];
             };
         };
         responses: {
@@ -9292,7 +9284,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -9370,8 +9362,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DeploymentWriteRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["DeploymentWriteRequest"];
-                "multipart/form-data": components["schemas"]["DeploymentWriteRequest"];
             };
         };
         responses: {
@@ -9609,8 +9599,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedDeploymentPatchRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedDeploymentPatchRequest"];
-                "multipart/form-data": components["schemas"]["PatchedDeploymentPatchRequest"];
             };
         };
         responses: {
@@ -9699,8 +9687,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CanaryStartRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CanaryStartRequest"];
-                "multipart/form-data": components["schemas"]["CanaryStartRequest"];
             };
         };
         responses: {
@@ -9798,8 +9784,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ServePromptRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ServePromptRequest"];
-                "multipart/form-data": components["schemas"]["ServePromptRequest"];
             };
         };
         responses: {
@@ -9902,7 +9886,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -10213,7 +10197,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -10291,8 +10275,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EvaluationSuiteWriteRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["EvaluationSuiteWriteRequest"];
-                "multipart/form-data": components["schemas"]["EvaluationSuiteWriteRequest"];
             };
         };
         responses: {
@@ -10524,8 +10506,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedEvaluationSuiteWriteRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedEvaluationSuiteWriteRequest"];
-                "multipart/form-data": components["schemas"]["PatchedEvaluationSuiteWriteRequest"];
             };
         };
         responses: {
@@ -10619,7 +10599,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -10705,8 +10685,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EvaluationCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["EvaluationCreateRequest"];
-                "multipart/form-data": components["schemas"]["EvaluationCreateRequest"];
             };
         };
         responses: {
@@ -10857,7 +10835,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -11188,7 +11166,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 parent?: number;
                 /** @description A search term. */
@@ -11267,8 +11245,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ExperimentCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ExperimentCreateRequest"];
-                "multipart/form-data": components["schemas"]["ExperimentCreateRequest"];
             };
         };
         responses: {
@@ -11425,8 +11401,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["CloneRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CloneRequest"];
-                "multipart/form-data": components["schemas"]["CloneRequest"];
             };
         };
         responses: {
@@ -11667,7 +11641,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -11745,8 +11719,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["FamilyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["FamilyRequest"];
-                "multipart/form-data": components["schemas"]["FamilyRequest"];
             };
         };
         responses: {
@@ -11978,8 +11950,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedFamilyRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedFamilyRequest"];
-                "multipart/form-data": components["schemas"]["PatchedFamilyRequest"];
             };
         };
         responses: {
@@ -12154,8 +12124,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["GenerateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["GenerateRequest"];
-                "multipart/form-data": components["schemas"]["GenerateRequest"];
             };
         };
         responses: {
@@ -12571,8 +12539,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EditRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["EditRequest"];
-                "multipart/form-data": components["schemas"]["EditRequest"];
             };
         };
         responses: {
@@ -12670,8 +12636,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["GenerateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["GenerateRequest"];
-                "multipart/form-data": components["schemas"]["GenerateRequest"];
             };
         };
         responses: {
@@ -13168,7 +13132,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -13723,7 +13687,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -13874,7 +13838,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -14050,8 +14014,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["GradeRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["GradeRequest"];
-                "multipart/form-data": components["schemas"]["GradeRequest"];
             };
         };
         responses: {
@@ -14137,7 +14099,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 search?: string;
                 /**
@@ -14225,7 +14187,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -14310,8 +14272,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PreflightCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PreflightCreateRequest"];
-                "multipart/form-data": components["schemas"]["PreflightCreateRequest"];
             };
         };
         responses: {
@@ -14463,7 +14423,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 report?: number;
                 /** @description A search term. */
@@ -14627,7 +14587,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -15026,7 +14986,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -15604,7 +15564,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -15696,8 +15656,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OutsideRunRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["OutsideRunRequest"];
-                "multipart/form-data": components["schemas"]["OutsideRunRequest"];
             };
         };
         responses: {
@@ -16103,8 +16061,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["CurriculumChangeRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["CurriculumChangeRequest"];
-                "multipart/form-data": components["schemas"]["CurriculumChangeRequest"];
             };
         };
         responses: {
@@ -16444,8 +16400,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ResumeRunRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ResumeRunRequest"];
-                "multipart/form-data": components["schemas"]["ResumeRunRequest"];
             };
         };
         responses: {
@@ -16530,7 +16484,7 @@ export interface operations {
                 family?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description The verdict. */
                 passed?: boolean;
@@ -16614,7 +16568,7 @@ export interface operations {
                 family?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description The verdict. */
                 passed?: boolean;
@@ -17344,7 +17298,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -17642,8 +17596,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedHealthSettingsRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedHealthSettingsRequest"];
-                "multipart/form-data": components["schemas"]["PatchedHealthSettingsRequest"];
             };
         };
         responses: {
@@ -17727,7 +17679,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -18190,8 +18142,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ReviewPolicyUpdateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ReviewPolicyUpdateRequest"];
-                "multipart/form-data": components["schemas"]["ReviewPolicyUpdateRequest"];
             };
         };
         responses: {
@@ -18341,7 +18291,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -18833,7 +18783,7 @@ export interface operations {
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
-                /** @description Number of results to return per page. */
+                /** @description Number of results to return per page; above 500, 500. */
                 page_size?: number;
                 /** @description A search term. */
                 search?: string;
@@ -18911,8 +18861,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VerifierRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["VerifierRequest"];
-                "multipart/form-data": components["schemas"]["VerifierRequest"];
             };
         };
         responses: {
@@ -19135,8 +19083,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["PatchedVerifierRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedVerifierRequest"];
-                "multipart/form-data": components["schemas"]["PatchedVerifierRequest"];
             };
         };
         responses: {
@@ -19301,8 +19247,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ExampleRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["ExampleRequest"];
-                "multipart/form-data": components["schemas"]["ExampleRequest"];
             };
         };
         responses: {
@@ -19534,8 +19478,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VersionCreateRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["VersionCreateRequest"];
-                "multipart/form-data": components["schemas"]["VersionCreateRequest"];
             };
         };
         responses: {
@@ -19808,8 +19750,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PlaygroundRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PlaygroundRequest"];
-                "multipart/form-data": components["schemas"]["PlaygroundRequest"];
             };
         };
         responses: {
@@ -19896,8 +19836,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EpisodePlaygroundRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["EpisodePlaygroundRequest"];
-                "multipart/form-data": components["schemas"]["EpisodePlaygroundRequest"];
             };
         };
         responses: {
