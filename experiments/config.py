@@ -368,6 +368,13 @@ def _across(config: ExperimentConfig) -> list[tuple[str, str]]:
         # Each process takes every N-th prompt of the step's list: N must divide it.
         why = f"must be a multiple of num_processes ({processes})"
         errors.append(("hyperparameters.prompts_per_step", why))
+    backend = (config.hyperparameters.get("sampling") or {}).get("backend")
+    if config.strategy == "fsdp" and backend == "vllm":
+        # vLLM generates from its own full copy of the weights, synced from the policy after
+        # each update; an FSDP rank holds only its shard, so the engine would have to swap in
+        # another backend behind the configuration's back.
+        why = "vllm cannot generate under strategy fsdp (each rank holds a shard of the weights)"
+        errors.append(("hyperparameters.sampling.backend", f"{why}; use ddp, or another backend"))
     extra = [v for v in config.eval.families if v not in config.pool_versions]
     if extra:
         why = (

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from accelerate import Accelerator
-from accelerate.utils import broadcast_object_list, gather_object
+from accelerate.utils import DistributedType, broadcast_object_list, gather_object
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_scheduler
 
 from training import metric_catalogue as metric
@@ -174,6 +174,11 @@ def build_run(
     if lora.enabled:  # the decode loop calls the transformers model; its layers hold the adapters
         unwrapped = unwrapped.get_base_model()
     is_fsdp = accelerator.distributed_type.name.startswith("FSDP")
+    if is_fsdp and config.sampling.backend == "vllm":
+        raise ValueError(
+            "sampling.backend: vllm cannot generate under FSDP (each rank holds a shard of "
+            "the weights vLLM would copy); launch with DDP, or choose the engine backend"
+        )
     # An FSDP module gathers its shards inside `generate`; the decode loop calls the
     # unwrapped module, which only holds this rank's shard there.
     generator = (
@@ -363,6 +368,14 @@ def micro_batches(n_rows: int, config: BaseConfig) -> Iterator[list[torch.Tensor
         yield [rows[i : i + micro] for i in range(0, len(rows), micro)]
 
 
+def accumulation_scale(acc: Accelerator) -> float:
+    """What accelerate's `backward` divides a loss by: the accumulation steps, or under
+    DeepSpeed its engine's own (fixed when it was prepared)."""
+    if acc.distributed_type == DistributedType.DEEPSPEED:
+        return float(acc.deepspeed_engine_wrapped.engine.gradient_accumulation_steps())
+    return float(acc.gradient_accumulation_steps)
+
+
 def update(
     run: Run,
     micro: list[torch.Tensor],
@@ -373,15 +386,23 @@ def update(
 
     `loss_fn(rows)` returns this micro-batch's share of the mini-batch loss (already divided
     by mini-batch-wide denominators), so gradients simply add up.
+
+    The micro-batches accumulate through accelerate's `accumulate()`, set to this step's
+    count: gradients sync across processes on the last one only (DDP and FSDP skip the
+    all-reduce before it) and DeepSpeed's engine is told where the accumulation boundary is,
+    so it steps once per optimizer step rather than once per micro-batch (its engine ignores
+    `no_sync`). accelerate divides each loss by the count (DeepSpeed's engine by its own);
+    `accumulation_scale` undoes that, the shares being already divided.
     """
     acc = run.accelerator
     with run.timer("update"):
-        for i, rows in enumerate(micro):
-            last = i == len(micro) - 1
-            sync = contextlib.nullcontext() if last else acc.no_sync(run.model)
-            with sync, acc.autocast():
+        acc.gradient_accumulation_steps = len(micro)
+        acc.step = 0  # accumulate() counts micro-batches from here: the last one syncs
+        scale = accumulation_scale(acc)
+        for rows in micro:
+            with acc.accumulate(run.model), acc.autocast():
                 loss, metrics = loss_fn(rows)
-                acc.backward(loss)
+                acc.backward(loss * scale if scale != 1 else loss)
             log.add(**metrics)
         params = [p for group in run.optimizer.param_groups for p in group["params"]]
         max_norm = run.config.max_grad_norm or float("inf")

@@ -180,6 +180,16 @@ def test_it_keeps_rejection_sampling_to_one_process():
     assert found == {"num_processes": "rejection sampling trains in one process"}
 
 
+def test_it_refuses_the_vllm_backend_under_fsdp_by_name():
+    vllm = {**GOOD["hyperparameters"], "sampling": {"backend": "vllm"}}
+    found = errors_of(with_(strategy="fsdp", hyperparameters=vllm))
+    assert set(found) == {"hyperparameters.sampling.backend"}
+    assert "vllm cannot generate under strategy fsdp" in found["hyperparameters.sampling.backend"]
+    assert cfg.parse(with_(strategy="ddp", num_processes=2, hyperparameters=vllm))
+    engine = {**GOOD["hyperparameters"], "sampling": {"backend": "engine"}}
+    assert cfg.parse(with_(strategy="fsdp", hyperparameters=engine))
+
+
 # A configuration as stored before its parts were defined by their dataclasses, with the hash
 # its experiment was saved under: integers where floats are allowed (step, band, initial) stay
 # integers, weight, floor and budgets are stored as floats, the model name is trimmed.

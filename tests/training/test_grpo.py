@@ -229,3 +229,27 @@ def test_it_reweights_completions_from_a_drifting_backend_with_truncated_is(base
         assert 0 < metrics["tis/weight_mean"] <= 1.5
         assert 0 < metrics["tis/truncated_frac"] < 1
         assert not torch.allclose(corrected, plain, atol=1e-6, rtol=1e-3)
+
+
+def test_micro_batches_accumulate_through_accelerate_syncing_on_the_last_only(base):
+    """accelerate's accumulate() drives the micro-batches: gradients sync across processes
+    (and DeepSpeed's engine reaches its boundary and steps) on each step's last one only."""
+    model, tokenizer = base
+    config = small(micro_batch_size=2, gradient_accumulation_steps=4, skip_zero_advantage=False)
+    run = build_run(config, model, tokenizer, sampler(1), digits.reward_fn)
+    syncs, steps = [], []
+    backward, step = run.accelerator.backward, run.optimizer.step
+
+    def recording_backward(loss, **kwargs):
+        syncs.append(run.accelerator.sync_gradients)
+        return backward(loss, **kwargs)
+
+    def recording_step(*args, **kwargs):
+        steps.append(run.accelerator.sync_gradients)
+        return step(*args, **kwargs)
+
+    run.accelerator.backward, run.optimizer.step = recording_backward, recording_step
+    grpo.train_step(run)  # 2 prompts x 4 completions: one optimizer step of 4 micro-batches
+    assert syncs == [False, False, False, True]
+    assert steps == [True]
+    assert run.accelerator.gradient_accumulation_steps == 4
