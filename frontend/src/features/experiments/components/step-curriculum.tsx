@@ -108,6 +108,7 @@ function FamiliesTable({
                 {version ? `${version.train_count} train · ${version.held_out_count} held-out · ${levelsOf(version)}` : ""}
               </span>
               {family && <span className="ex-chip">{family.kind}</span>}
+              {family?.environment && <EnvironmentChip environment={family.environment} />}
             </div>
             <VerifierSelect
               poolVersion={id}
@@ -158,6 +159,20 @@ function CurriculumOption({
         </span>
       </span>
     </label>
+  );
+}
+
+/** A family played as an environment trains on episodes: its kind and limits, said where it is chosen. */
+function EnvironmentChip({ environment }: { environment: NonNullable<Family["environment"]> }) {
+  const { max_turns, max_tokens_per_turn, max_total_tokens } = environment.limits;
+  return (
+    <span
+      className="ex-chip"
+      aria-label={`Environment ${environment.kind}`}
+      title="Trains on episodes: the model acts and the environment answers, within these limits (GRPO-family algorithms only)."
+    >
+      episodes of {environment.kind} · ≤ {max_turns} turns · {max_tokens_per_turn} tokens/turn · {max_total_tokens} tokens in all
+    </span>
   );
 }
 

@@ -123,8 +123,9 @@ function CompletionRow({ runId, rollout, dim }: { runId: number; rollout: Inspec
   const [flagging, setFlagging] = useState(false);
   const [showLayers, setShowLayers] = useState(false);
   const layers = rollout.layers as Layer[];
-  // A multi-turn rollout carries its episode: shown as the conversation after the prompt.
-  const episode = asConversation((rollout as { messages?: unknown }).messages);
+  // A multi-turn rollout carries its episode (with each turn's verdict): shown as the
+  // conversation after the prompt.
+  const episode = asConversation(rollout.messages);
   return (
     <>
       <tr className={dim ? (rollout.matches ? "rn-match" : "is-inactive") : undefined} data-sample={rollout.sample}>

@@ -103,6 +103,7 @@ export function rollout(sample: number, passed: boolean, changes: Partial<Rollou
       { name: "extract", kind: "extract", stage: "syntax", passed: true, score: 1, error_type: "none", detail: "" },
       { name: "answer", kind: "string_match", stage: "semantic", passed, score: passed ? 1 : 0, error_type: passed ? "none" : "wrong_answer", detail: passed ? "" : "expected 123" },
     ],
+    messages: null,
     ...changes,
   };
 }

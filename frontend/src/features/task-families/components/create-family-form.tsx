@@ -5,6 +5,7 @@ import { FormAlert } from "@/components/ui/form-field";
 import type { Family, FamilyKind } from "../api/types";
 import { useCreateFamily } from "../api/create-family";
 
+import { draftOf, EnvironmentField, environmentValue, isEnvironmentField } from "./environment-field";
 import { FieldError, InputField } from "./form-fields";
 import { fieldErrors, otherErrors, paramErrors } from "./field-errors";
 import { defaultParams, ParamsForm, type Params } from "./params-form";
@@ -78,14 +79,16 @@ export function CreateFamilyForm({
   const [params, setParams] = useState<Params>(() => (kind ? defaultParams(kind.params_schema) : {}));
   const [heldOut, setHeldOut] = useState("0.1");
   const [template, setTemplate] = useState("");
+  const [environment, setEnvironment] = useState(() => draftOf(null));
   const create = useCreateFamily(team);
   const errors = fieldErrors(create.error);
-  const general = otherErrors(create.error, (f) => SHOWN.has(f) || f.startsWith("params"));
+  const general = otherErrors(create.error, (f) => SHOWN.has(f) || f.startsWith("params") || isEnvironmentField(f));
 
   function chooseKind(next: string) {
     setKindName(next);
     const nextKind = kinds.find((k) => k.name === next);
     setParams(nextKind ? defaultParams(nextKind.params_schema) : {});
+    setEnvironment(draftOf(null));
     create.reset();
   }
 
@@ -99,6 +102,7 @@ export function CreateFamilyForm({
         params,
         held_out_fraction: Number(heldOut),
         prompt_template: template,
+        environment: environmentValue(environment),
       },
       { onSuccess: onCreated },
     );
@@ -150,6 +154,7 @@ export function CreateFamilyForm({
           />
         </div>
       )}
+      {kind && <EnvironmentField familyKind={kind.name} value={environment} onChange={setEnvironment} errors={errors} idPrefix="family" />}
       <details className="subsection">
         <summary>Prompt template (optional)</summary>
         <InputField

@@ -6,6 +6,7 @@ import { useUpdateFamily, type UpdateFamilyInput } from "../api/update-family";
 import type { Family, FamilyKind } from "../api/types";
 
 import { HeldOutField, KindSummary } from "./create-family-form";
+import { draftOf, EnvironmentField, environmentValue, isEnvironmentField } from "./environment-field";
 import { fieldErrors, otherErrors, paramErrors } from "./field-errors";
 import { InputField } from "./form-fields";
 import { defaultParams, ParamsForm, type Params } from "./params-form";
@@ -18,8 +19,8 @@ function savedParams(family: Family, kind?: FamilyKind): Params {
 }
 
 /**
- * Edits a family's name, description, held-out fraction, prompt template and generator
- * parameters; PATCH sends only what changed. The kind is fixed once a family exists.
+ * Edits a family's name, description, held-out fraction, prompt template, generator
+ * parameters and the environment it is played as; PATCH sends only what changed. The kind is fixed once a family exists.
  * Frozen versions keep the settings they were made with.
  */
 export function FamilySettingsForm({
@@ -39,9 +40,10 @@ export function FamilySettingsForm({
   const [heldOut, setHeldOut] = useState(String(family.held_out_fraction ?? 0));
   const [template, setTemplate] = useState(family.prompt_template ?? "");
   const [params, setParams] = useState<Params>(initialParams);
+  const [environment, setEnvironment] = useState(() => draftOf(family.environment));
   const update = useUpdateFamily(family.id);
   const errors = fieldErrors(update.error);
-  const general = otherErrors(update.error, (f) => SHOWN.has(f) || f.startsWith("params"));
+  const general = otherErrors(update.error, (f) => SHOWN.has(f) || f.startsWith("params") || isEnvironmentField(f));
 
   const changes: UpdateFamilyInput = {};
   if (name.trim() !== family.name) changes.name = name.trim();
@@ -49,6 +51,8 @@ export function FamilySettingsForm({
   if (Number(heldOut) !== (family.held_out_fraction ?? 0)) changes.held_out_fraction = Number(heldOut);
   if (template !== (family.prompt_template ?? "")) changes.prompt_template = template;
   if (JSON.stringify(params) !== JSON.stringify(initialParams)) changes.params = params;
+  const environmentNow = environmentValue(environment);
+  if (JSON.stringify(environmentNow) !== JSON.stringify(family.environment ?? null)) changes.environment = environmentNow;
   const changed = Object.keys(changes).length > 0;
 
   function submit(event: FormEvent) {
@@ -89,6 +93,7 @@ export function FamilySettingsForm({
           <ParamsForm schema={kind.params_schema} value={params} onChange={setParams} errors={paramErrors(errors)} />
         </div>
       )}
+      <EnvironmentField familyKind={family.kind} value={environment} onChange={setEnvironment} errors={errors} idPrefix="settings" />
       <InputField
         id="settings-template"
         label="Prompt template"

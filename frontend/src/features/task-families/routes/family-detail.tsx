@@ -30,6 +30,17 @@ function FamilySettings({ family, kind }: { family: Family; kind?: FamilyKind })
         <span>
           Held-out fraction <strong>{family.held_out_fraction ?? 0}</strong>
         </span>
+        <span aria-label="Played as">
+          Played as{" "}
+          {family.environment ? (
+            <strong>
+              episodes of {family.environment.kind} (≤ {family.environment.limits.max_turns} turns, {family.environment.limits.max_tokens_per_turn} tokens a turn,{" "}
+              {family.environment.limits.max_total_tokens} in all)
+            </strong>
+          ) : (
+            <strong>single responses</strong>
+          )}
+        </span>
         {params.map(([name, value]) => (
           <span key={name}>
             {name} <code>{JSON.stringify(value)}</code>
