@@ -75,7 +75,7 @@ ItemResultStatusEnum: TypeAlias = "Literal['accepted', 'refused']"
 JobStateEnum: TypeAlias = "Literal['queued', 'running', 'succeeded', 'failed']"
 
 
-JudgedAgainstEnum: TypeAlias = "Literal['pool', 'caller']"
+JudgedAgainstEnum: TypeAlias = "Literal['pool', 'caller', 'ref_free']"
 
 
 LabelEnum: TypeAlias = "Literal['good', 'bad']"
@@ -159,6 +159,9 @@ UploadStateEnum: TypeAlias = "Literal['open', 'complete']"
 VerdictEnum: TypeAlias = "Literal['improved', 'unchanged', 'regressed']"
 
 
+VerdictSourceSourceEnum: TypeAlias = "Literal['pool', 'reference_free']"
+
+
 VerificationEnum: TypeAlias = "Literal['pending', 'none']"
 
 
@@ -192,6 +195,7 @@ class Analysis(TypedDict):
     checks: NotRequired[list[Check]]
     pass_rate: NotRequired[PassRate]
     sides: NotRequired[Sides]
+    sources: NotRequired[list[VerdictSource]]
     needed: NotRequired[Needed]
     at: NotRequired[str]
 
@@ -2538,6 +2542,9 @@ class SideStats(TypedDict):
     pass_rate: float | None
     latency_p95_ms: float | None
     mean_output_tokens: float | None
+    reference_free_judged: NotRequired[int]
+    reference_free_passed: NotRequired[int]
+    reference_free_pass_rate: NotRequired[float | None]
 
 
 class Sides(TypedDict):
@@ -2566,6 +2573,12 @@ class SignalSettingRequest(TypedDict):
     threshold: float
     pause_on_breach: bool
     enabled: bool
+
+
+class SourceSide(TypedDict):
+    judged: int
+    passed: int
+    pass_rate: float | None
 
 
 class SplitHistogram(TypedDict):
@@ -2816,6 +2829,15 @@ class Verdict(TypedDict):
     layers: list[LayerVerdict]
     seconds: float
     spec_hash: str
+
+
+class VerdictSource(TypedDict):
+    source: VerdictSourceSourceEnum
+    label: str
+    counted: bool
+    why: str
+    production: SourceSide
+    candidate: SourceSide
 
 
 class Verifier(TypedDict):

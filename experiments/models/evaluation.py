@@ -161,6 +161,7 @@ REPORT_CHARTS = {
     "error_types": "Error types by layer",
     "pass_at_k": "pass@1 against pass@k",
     "worst_tasks": "Long tail",
+    "stability": "Stability over turns",
     "signals": "Reward-hacking and drift signals",
 }
 """The report's plots a comment can be about, and their titles."""

@@ -255,12 +255,17 @@ def overrides(report: EvaluationReport) -> list[dict[str, Any]]:
 
 def commentable_charts(report: EvaluationReport) -> dict[str, str]:
     """The report's plots a comment can be about, by key, with their titles (the signals
-    only where the candidate came from a training run)."""
-    return {
-        key: title
-        for key, title in REPORT_CHARTS.items()
-        if key != "signals" or report.figures.get("signals")
+    only where the candidate came from a training run, stability over turns only where a
+    family was played as an environment)."""
+    figures = report.figures
+    shown = {
+        "signals": bool(figures.get("signals")),
+        "stability": any(
+            figures.get(side, {}).get("stability")
+            for side in ("candidate_profile", "baseline_profile")
+        ),
     }
+    return {key: title for key, title in REPORT_CHARTS.items() if shown.get(key, True)}
 
 
 def comment(

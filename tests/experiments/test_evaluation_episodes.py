@@ -55,6 +55,17 @@ def test_a_report_on_an_environment_family_serves_stability_over_turns(api, repo
     assert "<h2>Stability over turns</h2>" in html
     assert "aria-label='guess: success by turns used'" in html
 
+    # Its plot can be discussed, and the export names it by its title.
+    assert {"key": "stability", "title": "Stability over turns"} in report["charts"]
+    posted = api.post(
+        f"/api/v1/reports/{report['id']}/comments/",
+        {"body": "fewer turns, and steadier", "chart": "stability"},
+        format="json",
+    )
+    assert posted.status_code == 201, posted.json()
+    html = api.get(f"/api/v1/reports/{report['id']}/export/").content.decode()
+    assert "on the plot Stability over turns: fewer turns, and steadier" in html
+
 
 def test_a_single_turn_report_has_no_stability(api, owner, team):
     base = finished_job(owner, team, [1, 2] * 10, "base")
@@ -63,6 +74,7 @@ def test_a_single_turn_report_has_no_stability(api, owner, team):
         "/api/v1/reports/", {"candidate": cand.pk, "baseline": base.pk}, format="json"
     ).json()
     assert body["figures"]["candidate_profile"]["stability"] == {}
+    assert "stability" not in [c["key"] for c in body["charts"]]
     html = api.get(f"/api/v1/reports/{body['id']}/export/").content.decode()
     assert "Stability over turns" not in html
 

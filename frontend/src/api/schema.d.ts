@@ -2206,6 +2206,8 @@ export interface components {
             checks?: components["schemas"]["Check"][];
             pass_rate?: components["schemas"]["PassRate"];
             sides?: components["schemas"]["Sides"];
+            /** @description Where the step's verdicts came from, and which the decision counts (canary_analysis.verdict_sources). */
+            sources?: components["schemas"]["VerdictSource"][];
             /** @description How much more traffic the step needs (canary_analysis). */
             needed?: components["schemas"]["Needed"];
             /** Format: date-time */
@@ -2542,7 +2544,7 @@ export interface components {
             /** @default  */
             family: string;
             /**
-             * @description The plot it is about: success_by_level, error_types, pass_at_k, worst_tasks, signals.
+             * @description The plot it is about: success_by_level, error_types, pass_at_k, worst_tasks, stability, signals.
              * @default
              */
             chart: string;
@@ -4345,9 +4347,10 @@ export interface components {
          * @description * `` - Nothing
          *     * `pool` - Pool
          *     * `caller` - Caller
+         *     * `ref_free` - Reference Free
          * @enum {string}
          */
-        JudgedAgainstEnum: "pool" | "caller";
+        JudgedAgainstEnum: "pool" | "caller" | "ref_free";
         KindUsageRow: {
             /**
              * Format: double
@@ -6529,6 +6532,11 @@ export interface components {
             latency_p95_ms: number | null;
             /** Format: double */
             mean_output_tokens: number | null;
+            /** @description Answers to real traffic judged without a reference (shadow canary): shown, never counted in the decision. */
+            reference_free_judged?: number;
+            reference_free_passed?: number;
+            /** Format: double */
+            reference_free_pass_rate?: number | null;
         };
         Sides: {
             production: components["schemas"]["SideStats"];
@@ -6582,6 +6590,12 @@ export interface components {
          * @enum {string}
          */
         SocketFrameType: "hello" | "pong" | "error" | "teams.changed";
+        SourceSide: {
+            judged: number;
+            passed: number;
+            /** Format: double */
+            pass_rate: number | null;
+        };
         /**
          * @description * `train` - Train
          *     * `held_out` - Held out
@@ -7039,6 +7053,21 @@ export interface components {
          * @enum {string}
          */
         VerdictEnum: "improved" | "unchanged" | "regressed";
+        VerdictSource: {
+            source: components["schemas"]["VerdictSourceSourceEnum"];
+            label: string;
+            /** @description Whether the canary's decision counts these verdicts: only references from the team's pool, which no caller can forge. */
+            counted: boolean;
+            why: string;
+            production: components["schemas"]["SourceSide"];
+            candidate: components["schemas"]["SourceSide"];
+        };
+        /**
+         * @description * `pool` - pool
+         *     * `reference_free` - reference_free
+         * @enum {string}
+         */
+        VerdictSourceSourceEnum: "pool" | "reference_free";
         /**
          * @description * `pending` - pending
          *     * `none` - none
@@ -9849,7 +9878,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrors"];
                 };
             };
-            /** @description Too many requests; retry after the Retry-After header's seconds. */
+            /** @description The replica's queue is full (code `throttled`): slow down, and retry after Retry-After seconds. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9858,7 +9887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrors"];
                 };
             };
-            /** @description No replica can answer now (starting, gone, or its queue is full): Retry-After says when to try again. */
+            /** @description No replica can answer now (starting, or gone): Retry-After says when to try again. */
             503: {
                 headers: {
                     [name: string]: unknown;
