@@ -8,8 +8,8 @@ from unittest import mock
 import pytest
 from rest_framework.exceptions import ValidationError
 
-from experiments.models import MetricPoint, Rollout, RunState
-from experiments.services import experiments, runs, training_job
+from experiments.models import MetricPoint, PreflightState, Rollout, RunState
+from experiments.services import experiments, preflight, runs, training_job
 from tasks_app.services import families, pools, verifiers
 from tests.experiments.runs_setup import (  # noqa: F401 (fixtures)
     advertise,
@@ -106,3 +106,22 @@ def test_a_run_on_an_environment_trains_on_episodes_and_stores_them(
     assert MetricPoint.objects.filter(run=run, key="eval/episodes/turns_mean", step=2).exists()
     served = api.get(f"/api/v1/runs/{run.pk}/rollouts/", {"page_size": 100}).json()["results"]
     assert {r["id"]: r["messages"] for r in served} == {r.pk: r.messages for r in rollouts}
+
+
+def test_a_preflight_plays_episodes_of_a_family_played_as_an_environment(
+    owner,
+    team,
+    settings,
+    models_dir,  # noqa: F811
+):
+    settings.MODELS_DIR = models_dir
+    advertise()
+    config = config_for(guess_version(owner, team), guess_verifier(owner, team))
+    with mock.patch("crucible.jobs.send"):
+        report = preflight.start(owner, team, config, tasks_per_level=3)
+    preflight.run_job(report.pk)
+    report.refresh_from_db()
+    assert report.state == PreflightState.SUCCEEDED, report.message
+    (family,) = report.result["families"]
+    assert family["family"] == "guesses"
+    assert report.result["completions"] == 2 * 3 * 4  # levels x tasks x episodes per task
