@@ -12,6 +12,7 @@ export type CanaryMode = Schemas["CanaryModeEnum"];
 export type Analysis = Schemas["Analysis"];
 export type Check = Schemas["Check"];
 export type SideStats = Schemas["SideStats"];
+export type VerdictSource = Schemas["VerdictSource"];
 export type PassRate = Schemas["PassRate"];
 export type SeriesPoint = Schemas["SeriesPoint"];
 export type StepRecord = Schemas["StepRecord"];

@@ -4,6 +4,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 
 import { useServedRequests, type RequestFilter } from "../api/requests";
 import { formatMs, truncate, verdict } from "../lib/format";
+import { SourceBadge } from "./verdict-sources";
 
 const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
@@ -53,6 +54,11 @@ export function RecentRequests({ slug, filter, label = "Recent requests" }: { sl
                   </td>
                   <td>
                     <Verdict passed={r.passed} />
+                    {r.passed !== null && r.judged_against && (
+                      <div>
+                        <SourceBadge source={r.judged_against} />
+                      </div>
+                    )}
                     {r.family && <div className="subtle">{r.family}</div>}
                   </td>
                   <td>{formatMs(r.latency_ms)}</td>

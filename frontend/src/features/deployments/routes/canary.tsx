@@ -17,6 +17,7 @@ import { GuardrailChecks, GuardrailSettings } from "../components/guardrail-chec
 import { CANDIDATE_COLOR, PassRateChart, PRODUCTION_COLOR } from "../components/pass-rate-chart";
 import { RecentRequests } from "../components/recent-requests";
 import { SideCard } from "../components/side-card";
+import { VerdictSources } from "../components/verdict-sources";
 import { formatShare } from "../lib/format";
 import "../deployments.css";
 
@@ -87,6 +88,14 @@ function CanaryPage({ canary, live }: { canary: Canary; live: boolean }) {
           dropped={canary.mode === "shadow" ? canary.shadow_dropped : undefined}
         />
       </div>
+      <Card
+        title="Verdicts by source"
+        description="Only held-out tasks judged against their references decide the canary: a caller picks real traffic's prompts, so its reference-free verdicts (shadow canaries) are shown beside, never counted."
+      >
+        <div className="card-body">
+          <VerdictSources sources={analysis.sources ?? []} />
+        </div>
+      </Card>
       <Card title="Pass rate" description="Verified requests of each side, at every analysis; dashed lines mark a new step.">
         <div className="card-body">
           <PassRateChart series={canary.series ?? []} passRate={analysis.pass_rate} />
