@@ -83,7 +83,7 @@ def define_family(page: Page) -> None:
     page.get_by_label("Max turns").fill(str(MAX_TURNS))
     page.get_by_role("button", name="Create family").click()
     expect(page.get_by_role("heading", level=1, name="Guesses")).to_be_visible()
-    expect(page.get_by_label("Played as")).to_contain_text(f"episodes of guess-number (≤ {MAX_TURNS} turns")
+    expect(page.get_by_label("How it is played")).to_contain_text(f"episodes of guess-number (≤ {MAX_TURNS} turns")
     for level in range(2, 7):
         page.get_by_label(f"Level {level}", exact=True).fill("40" if level <= 3 else "0")
     page.get_by_role("button", name="Preview").click()

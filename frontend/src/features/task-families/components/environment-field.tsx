@@ -1,5 +1,5 @@
 import type { components } from "@/api/schema";
-import { useEnvironmentKinds, type EnvironmentKind } from "@/features/verifiers/api/get-environment-kinds";
+import { useEnvironmentKinds, type EnvironmentKind } from "@/lib/environment-kinds";
 
 import { FieldError, InputField } from "./form-fields";
 

@@ -30,7 +30,7 @@ function FamilySettings({ family, kind }: { family: Family; kind?: FamilyKind })
         <span>
           Held-out fraction <strong>{family.held_out_fraction ?? 0}</strong>
         </span>
-        <span aria-label="Played as">
+        <span aria-label="How it is played">
           Played as{" "}
           {family.environment ? (
             <strong>
