@@ -208,9 +208,19 @@ def _by_layer(counts: Counter[str]) -> dict[str, dict[str, int]]:
 
 def family_results(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
     """Per family, how many held-out tasks were evaluated and their pass@1 and pass@k: what
-    one evaluation found, before any comparison."""
+    one evaluation found, before any comparison; a family played as an environment adds the
+    mean turns its episodes used and the agreement of a task's repeated episodes (both None
+    for a single-turn family)."""
     tasks = Counter(o.family for o in outcomes)
-    return [{"family": f, "tasks": tasks[f], **v} for f, v in _pass_at_k(outcomes).items()]
+    played = stability.profile(outcomes)
+    return [
+        {
+            "family": f, "tasks": tasks[f], **v,
+            "mean_turns": played[f]["mean_turns"] if f in played else None,
+            "agreement": played[f]["consistency"]["agreement"] if f in played else None,
+        }
+        for f, v in _pass_at_k(outcomes).items()
+    ]  # fmt: skip
 
 
 def _pass_at_k(outcomes: Sequence[Outcome]) -> dict[str, dict[str, float]]:

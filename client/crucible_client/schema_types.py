@@ -1029,6 +1029,8 @@ class FamilyResult(TypedDict):
     k: int
     pass_at_1: float
     pass_at_k: float
+    mean_turns: float | None
+    agreement: float | None
 
 
 class FamilyRow(TypedDict):

@@ -97,6 +97,16 @@ class FamilyResultSerializer(serializers.Serializer):
     k = serializers.IntegerField(help_text="Samples per task (the smallest count of the family).")
     pass_at_1 = serializers.FloatField(help_text="Share of samples that passed.")
     pass_at_k = serializers.FloatField(help_text="Share of tasks with a pass among k samples.")
+    mean_turns = serializers.FloatField(
+        allow_null=True,
+        help_text="A family played as an environment: the assistant turns its episodes used, "
+        "on average; null for a single-turn family.",
+    )
+    agreement = serializers.FloatField(
+        allow_null=True,
+        help_text="A family played as an environment: the mean share of pairs of a task's "
+        "repeated episodes with the same outcome; null for a single-turn family or k = 1.",
+    )
 
 
 class EvaluationJobDetailSerializer(EvaluationJobSerializer):

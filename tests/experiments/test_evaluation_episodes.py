@@ -55,6 +55,11 @@ def test_a_report_on_an_environment_family_serves_stability_over_turns(api, repo
     assert "<h2>Stability over turns</h2>" in html
     assert "aria-label='guess: success by turns used'" in html
 
+    # The evaluation itself says how many turns its episodes used and how they agreed.
+    (found,) = api.get(f"/api/v1/evaluations/{report['candidate']}/").json()["results"]
+    assert found["mean_turns"] == pytest.approx(cand["mean_turns"])
+    assert found["agreement"] == pytest.approx(cand["consistency"]["agreement"])
+
     # Its plot can be discussed, and the export names it by its title.
     assert {"key": "stability", "title": "Stability over turns"} in report["charts"]
     posted = api.post(
@@ -75,6 +80,8 @@ def test_a_single_turn_report_has_no_stability(api, owner, team):
     ).json()
     assert body["figures"]["candidate_profile"]["stability"] == {}
     assert "stability" not in [c["key"] for c in body["charts"]]
+    (found,) = api.get(f"/api/v1/evaluations/{cand.pk}/").json()["results"]
+    assert (found["mean_turns"], found["agreement"]) == (None, None)
     html = api.get(f"/api/v1/reports/{body['id']}/export/").content.decode()
     assert "Stability over turns" not in html
 

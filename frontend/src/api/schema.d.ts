@@ -3742,6 +3742,16 @@ export interface components {
              * @description Share of tasks with a pass among k samples.
              */
             pass_at_k: number;
+            /**
+             * Format: double
+             * @description A family played as an environment: the assistant turns its episodes used, on average; null for a single-turn family.
+             */
+            mean_turns: number | null;
+            /**
+             * Format: double
+             * @description A family played as an environment: the mean share of pairs of a task's repeated episodes with the same outcome; null for a single-turn family or k = 1.
+             */
+            agreement: number | null;
         };
         FamilyRow: {
             family: string;

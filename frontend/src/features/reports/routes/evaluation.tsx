@@ -37,6 +37,9 @@ function Progress({ job }: { job: EvaluationDetail }) {
 
 function Results({ job }: { job: EvaluationDetail }) {
   const thresholds = new Map(job.families.map((f) => [f.family, f]));
+  // Families played as environments: the turns their episodes used and how consistently a
+  // task's repeated episodes agreed.
+  const episodes = job.results.some((r) => r.mean_turns !== null);
   return (
     <Card title="Results per family" description="pass@1 is the share of samples that passed; pass@k the share of tasks with a pass among k samples.">
       {!job.results.length ? (
@@ -44,7 +47,10 @@ function Results({ job }: { job: EvaluationDetail }) {
       ) : (
         <table className="table" aria-label="Results per family">
           <thead>
-            <tr><th>Family</th><th>Pool version</th><th>Tasks</th><th>pass@1</th><th>pass@k</th></tr>
+            <tr>
+              <th>Family</th><th>Pool version</th><th>Tasks</th><th>pass@1</th><th>pass@k</th>
+              {episodes && <><th>Turns used</th><th>Agreement</th></>}
+            </tr>
           </thead>
           <tbody>
             {job.results.map((r) => (
@@ -54,6 +60,12 @@ function Results({ job }: { job: EvaluationDetail }) {
                 <td>{r.tasks}</td>
                 <td>{percent(r.pass_at_1)}</td>
                 <td>{percent(r.pass_at_k)} <span className="subtle">(k = {r.k})</span></td>
+                {episodes && (
+                  <>
+                    <td>{r.mean_turns === null ? "–" : r.mean_turns.toFixed(2)}</td>
+                    <td>{r.agreement === null ? "–" : percent(r.agreement)}</td>
+                  </>
+                )}
               </tr>
             ))}
           </tbody>
