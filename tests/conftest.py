@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
 from rest_framework.test import APIClient
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
@@ -41,6 +42,18 @@ def need_service(reason: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"REQUIRE_SERVICES=1 but {reason}")
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+    """The test database, whose every session commits without waiting for the WAL's flush:
+    the Celery workers the tests start run on the base settings, which do not ask for it
+    (crucible/settings/test.py does, for this process and the live servers)."""
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            name = connection.ops.quote_name(connection.settings_dict["NAME"])
+            cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit TO off")
+    return django_db_setup
 
 
 @pytest.fixture
