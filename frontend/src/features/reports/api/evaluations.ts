@@ -25,13 +25,19 @@ export function useEvaluations(team: string | undefined) {
   return useQuery({ ...evaluationsOptions(team ?? ""), enabled: !!team });
 }
 
-/** The team's succeeded evaluations: what a report can compare. */
-export function useFinishedEvaluations(team: string | undefined) {
+/** The team's succeeded evaluations: what a report can compare. `waitingFor`: ids of evaluations the page was sent to compare; until each has succeeded the
+ * list is read again every few seconds, since a worker in another process (the embedded default's
+ * in-memory channel layer) never reaches this page's socket. */
+export function useFinishedEvaluations(team: string | undefined, waitingFor: readonly string[] = []) {
   return useQuery({
     queryKey: ["evaluation", "list", team, "succeeded"],
     queryFn: ({ signal }) =>
       api.get<Paginated<EvaluationJob>>("/api/v1/evaluations/", { team: team ?? "", state: "succeeded" }, signal),
     enabled: !!team,
+    refetchInterval: (query) => {
+      const rows = query.state.data?.results ?? [];
+      return waitingFor.some((id) => !rows.some((j) => String(j.id) === id)) ? POLL_MS : false;
+    },
   });
 }
 

@@ -121,7 +121,9 @@ function Waiting({ jobs }: { jobs: EvaluationJob[] }) {
 
 export function NewReportRoute() {
   const team = useCurrentTeam().team?.slug;
-  const jobs = useFinishedEvaluations(team);
+  const [params] = useSearchParams();
+  const named = [params.get("candidate"), params.get("baseline")].filter((id): id is string => !!id);
+  const jobs = useFinishedEvaluations(team, named);
   const rows = jobs.data?.results ?? [];
   return (
     <>
