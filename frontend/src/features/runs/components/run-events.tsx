@@ -7,6 +7,12 @@ import { useRunEvents } from "../api/get-run-events";
 import type { Run } from "../api/types";
 import { markerLabel } from "../lib/run-markers";
 
+/** Who made an event no person made: a budget stop is the run's; a health breach, a lost worker
+ * and its resumption are the platform's watch. */
+function byThePlatform(kind: string): string {
+  return kind === "budget" ? "the run (its budget)" : "the platform";
+}
+
 export function RunEvents({ run }: { run: Run }) {
   const events = useRunEvents(run.id);
   return (
@@ -28,7 +34,7 @@ export function RunEvents({ run }: { run: Run }) {
             {events.data.map((e) => (
               <tr key={e.id} data-event-kind={e.kind}>
                 <td>{formatDateTime(e.created_at)}</td>
-                <td>{e.created_by ?? <span className="subtle">the run (its budget)</span>}</td>
+                <td>{e.created_by ?? <span className="subtle">{byThePlatform(e.kind)}</span>}</td>
                 <td>
                   {markerLabel(e)}
                   {e.reason && <div className="subtle">{e.reason}</div>}
