@@ -25,7 +25,8 @@ temperature, top_p, n, seed, stop, logprobs, encoding, timeout_s, meta, shadow, 
 for a whole chat, its ``messages`` and ``tools``: the prompt is then its transcript, and the
 chat template renders every turn, ``training.prompting.Conversation``)
 answers ``200`` with the completion (with ``stream``: chunked JSON lines, ``{"index", "text"}``
-as each completion grows, then the answer with ``"done": true``), ``202`` for a
+as each completion grows, with the ``logprobs`` of the tokens that text completes when asked,
+then the answer with ``"done": true``), ``202`` for a
 shadow request (queued; nobody waits for it), ``429`` with ``Retry-After`` when the queue is
 full (back-pressure: the caller should slow down; the server is not down), ``504`` when the
 answer did not come within ``timeout_s``, ``400`` for a malformed body;
@@ -351,6 +352,9 @@ class _Row:
     logprobs: list[float] = field(default_factory=list)
     sent: int = 0
     """Characters of its text already streamed."""
+    scored: int = 0
+    """Tokens whose log-probabilities were streamed (with the text they spell)."""
+    scored_chars: int = 0
     made: dict[str, Any] | None = None
     """The finished choice."""
 
@@ -546,9 +550,24 @@ class Continuous:
         return True
 
     def stream(self, row: _Row, text: str) -> None:
-        if len(text) > row.sent:
-            row.request.pending.events.put({"index": row.index, "text": text[row.sent :]})
-            row.sent = len(text)
+        """The text ``row`` added since its last piece and, when asked, the log-probabilities
+        of the tokens that text completes (a token is sent once all its text is)."""
+        if len(text) <= row.sent:
+            return
+        event: dict[str, Any] = {"index": row.index, "text": text[row.sent :]}
+        pending, tokenizer = row.request.pending, row.request.generator.tokenizer
+        if pending.logprobs and tokenizer is not None:
+            tokens, values = [], []
+            while row.scored < len(row.ids):
+                token = tokenizer.decode([row.ids[row.scored]], skip_special_tokens=True)
+                if row.scored_chars + len(token) > len(text):
+                    break
+                tokens.append(token)
+                values.append(float(row.logprobs[row.scored]))
+                row.scored, row.scored_chars = row.scored + 1, row.scored_chars + len(token)
+            event["logprobs"] = {"tokens": tokens, "token_logprobs": values}
+        pending.events.put(event)
+        row.sent = len(text)
 
     def answer(self, request: _Admitted) -> None:
         pending, now = request.pending, time.monotonic()

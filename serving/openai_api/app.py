@@ -261,12 +261,19 @@ class OpenAIApp:
         choice's finish, the usage when asked, and ``[DONE]``. A replica that fails or goes
         quiet mid-stream ends it with an error event in OpenAI's shape."""
         opened: set[int] = set()
+        scored: dict[int, tuple[int, int]] = {}  # per choice: tokens and characters scored
         try:
             async for event in events:
                 if "index" in event:
                     index = int(event["index"])
+                    count, chars = scored.get(index, (0, 0))
+                    found = event.get("logprobs") if ask.logprobs else None
                     chunk = protocol.piece(ask.kind, head, index, str(event["text"]),
-                                           first=index not in opened)  # fmt: skip
+                                           first=index not in opened, scored=found,
+                                           before=chars)  # fmt: skip
+                    if found:
+                        tokens = [str(t) for t in found.get("tokens") or ()]
+                        scored[index] = (count + len(tokens), chars + sum(map(len, tokens)))
                     if not opened:
                         chunk["crucible"] = head.extra
                     opened.add(index)
@@ -277,7 +284,8 @@ class OpenAIApp:
                                    None, "replica_error")  # fmt: skip
                 answered = replace(head, choices=list(event.get("choices") or []),
                                    prompt_tokens=int(event.get("prompt_tokens") or 0))  # fmt: skip
-                for chunk in _endings(ask, answered, opened):
+                streamed = {i: count for i, (count, _) in scored.items()}
+                for chunk in _endings(ask, answered, opened, streamed):
                     yield protocol.event(chunk)
                 yield protocol.DONE
                 return
@@ -448,13 +456,16 @@ def _answered(
     )  # fmt: skip
 
 
-def _endings(ask: Ask, answered: protocol.Answered, opened: set[int]) -> list[dict[str, Any]]:
-    """Each choice's finish (and its opening, if it streamed no text), then the usage."""
+def _endings(
+    ask: Ask, answered: protocol.Answered, opened: set[int], streamed: dict[int, int]
+) -> list[dict[str, Any]]:
+    """Each choice's finish (and its opening, if it streamed no text) with the
+    log-probabilities its pieces did not carry, then the usage."""
     out = []
     for i, choice in enumerate(answered.choices):
         if i not in opened:
             out.append(protocol.piece(ask.kind, answered, i, "", first=True))
-        out.append(protocol.finish(ask.kind, answered, i, choice))
+        out.append(protocol.finish(ask.kind, answered, i, choice, streamed.get(i, 0)))
     if out and not opened:
         out[0]["crucible"] = answered.extra
     if ask.include_usage:

@@ -413,26 +413,37 @@ class Answered:
                 "total_tokens": self.prompt_tokens + completion}  # fmt: skip
 
 
-def _chat_logprobs(choice: Mapping[str, Any]) -> dict[str, Any] | None:
+def _scored(choice: Mapping[str, Any], skip: int) -> tuple[list[str], list[float]] | None:
+    """A choice's tokens and their log-probabilities after the first ``skip`` (streamed)."""
     found = choice.get("logprobs")
     if not found:
+        return None
+    return list(found["tokens"])[skip:], list(found["token_logprobs"])[skip:]
+
+
+def _chat_logprobs(choice: Mapping[str, Any], skip: int = 0) -> dict[str, Any] | None:
+    found = _scored(choice, skip)
+    if found is None:
         return None
     return {"content": [
         {"token": t, "logprob": lp, "bytes": list(t.encode()), "top_logprobs": []}
-        for t, lp in zip(found["tokens"], found["token_logprobs"], strict=False)
+        for t, lp in zip(*found, strict=False)
     ], "refusal": None}  # fmt: skip
 
 
-def _text_logprobs_body(choice: Mapping[str, Any]) -> dict[str, Any] | None:
+def _text_logprobs_body(choice: Mapping[str, Any], skip: int = 0) -> dict[str, Any] | None:
+    """A completion's ``logprobs``; ``text_offset`` counts from the completion's start."""
     found = choice.get("logprobs")
-    if not found:
+    scored = _scored(choice, skip)
+    if found is None or scored is None:
         return None
     offsets, at = [], 0
-    for token in found["tokens"]:
-        offsets.append(at)
+    for i, token in enumerate(found["tokens"]):
+        if i >= skip:
+            offsets.append(at)
         at += len(token)
-    return {"tokens": found["tokens"], "token_logprobs": found["token_logprobs"],
-            "top_logprobs": None, "text_offset": offsets}  # fmt: skip
+    return {"tokens": scored[0], "token_logprobs": scored[1], "top_logprobs": None,
+            "text_offset": offsets}  # fmt: skip
 
 
 def chat_body(answered: Answered) -> dict[str, Any]:
@@ -483,24 +494,41 @@ def _chunk_head(kind: str, answered: Answered) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def piece(kind: str, answered: Answered, index: int, text: str, first: bool) -> dict[str, Any]:
-    """A chunk with the next ``text`` of choice ``index`` (a chat's first names the role)."""
+def piece(
+    kind: str,
+    answered: Answered,
+    index: int,
+    text: str,
+    first: bool,
+    scored: Mapping[str, Any] | None = None,
+    before: int = 0,
+) -> dict[str, Any]:
+    """A chunk with the next ``text`` of choice ``index`` (a chat's first names the role),
+    and the log-probabilities of the tokens it completes (``scored``: ``tokens`` and
+    ``token_logprobs``, after ``before`` characters of the completion) when asked."""
+    held = {"logprobs": scored} if scored is not None else {}
     if kind == CHAT:
         delta = {"role": "assistant", "content": text} if first else {"content": text}
-        made = {"index": index, "delta": delta, "logprobs": None, "finish_reason": None}
+        made = {"index": index, "delta": delta, "logprobs": _chat_logprobs(held),
+                "finish_reason": None}  # fmt: skip
     else:
-        made = {"index": index, "text": text, "logprobs": None, "finish_reason": None}
+        body = _text_logprobs_body(held)
+        if body is not None:
+            body["text_offset"] = [before + at for at in body["text_offset"]]
+        made = {"index": index, "text": text, "logprobs": body, "finish_reason": None}
     return {**_chunk_head(kind, answered), "choices": [made]}
 
 
-def finish(kind: str, answered: Answered, index: int, choice: Mapping[str, Any]) -> dict[str, Any]:
+def finish(
+    kind: str, answered: Answered, index: int, choice: Mapping[str, Any], streamed: int = 0
+) -> dict[str, Any]:
     """The chunk that ends choice ``index``: its finish reason and, when asked, the
-    log-probabilities of all its tokens."""
+    log-probabilities of its tokens after the ``streamed`` sent with its text."""
     if kind == CHAT:
-        made = {"index": index, "delta": {}, "logprobs": _chat_logprobs(choice),
+        made = {"index": index, "delta": {}, "logprobs": _chat_logprobs(choice, streamed),
                 "finish_reason": choice["finish_reason"]}  # fmt: skip
     else:
-        made = {"index": index, "text": "", "logprobs": _text_logprobs_body(choice),
+        made = {"index": index, "text": "", "logprobs": _text_logprobs_body(choice, streamed),
                 "finish_reason": choice["finish_reason"]}  # fmt: skip
     return {**_chunk_head(kind, answered), "choices": [made]}
 
