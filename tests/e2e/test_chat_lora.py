@@ -1,7 +1,8 @@
 """A real model's flow in real Chromium: a tiny Qwen2 instruct model with a chat template in
 the models folder is chosen in the wizard with the chat format and LoRA, pre-flighted, trained
-(the jobs run here in the test process, as the cpu and gpu workers run them), evaluated from
-the New evaluation page, and its checkpoint downloaded as a Hugging Face model directory that
+(the jobs run here in the test process, as the cpu and gpu workers run them), evaluated with
+its base model in its own chat format (and the base in chat format from the New evaluation
+page), and its checkpoint downloaded as a Hugging Face model directory that
 transformers loads and that generates in the trained chat format."""
 
 from __future__ import annotations
@@ -116,19 +117,27 @@ def test_a_chat_model_trains_with_lora_from_the_wizard_and_exports(
     expect(row).to_be_visible(timeout=20_000)
     expect(row.get_by_role("link", name="Adapter")).to_be_visible()
     full_screenshot(page, "chat-lora-checkpoints")
-    # Evaluate the checkpoint and the base model from the New evaluation page, on the suite;
-    # the checkpoint's evaluation runs in the chat format it was trained in.
+    # Evaluate the checkpoint and its base model with the Checkpoints tab's button: the
+    # checkpoint in the chat format it trained in, and the base model in that same format, so
+    # the report compares the training and not a change of format.
     checkpoint = run.checkpoints.get(step=2)
-    page.goto(f"/evaluations/new?checkpoint={checkpoint.pk}")
-    page.get_by_role("button", name="Start evaluation").click()
-    page.wait_for_url(re.compile(r"/reports$"))
-    page.goto(f"/evaluations/new?model={CHAT_MODEL}")
-    page.get_by_role("button", name="Start evaluation").click()
-    page.wait_for_url(re.compile(r"/reports$"))
+    row.get_by_role("button", name="Evaluate and compare with the base model").click()
+    expect(page.get_by_role("status").filter(has_text="Queued evaluation")).to_be_visible()
     candidate = EvaluationJob.objects.get(checkpoint=checkpoint)
-    baseline = EvaluationJob.objects.exclude(pk=candidate.pk).get()
+    baseline = EvaluationJob.objects.get(model=CHAT_MODEL)
     assert evaluation.prompt_format(candidate).kind == "chat"
     assert evaluation.prompt_format(candidate).system_prompt == SYSTEM
+    assert evaluation.prompt_format(baseline) == evaluation.prompt_format(candidate)
+    # The New evaluation page evaluates a base model in chat format when the user picks it.
+    page.goto(f"/evaluations/new?model={CHAT_MODEL}")
+    page.get_by_label("Prompt format").select_option("chat")
+    page.get_by_label("System prompt").fill(SYSTEM)
+    full_screenshot(page, "chat-lora-new-evaluation")
+    page.get_by_role("button", name="Start evaluation").click()
+    page.wait_for_url(re.compile(r"/reports$"))
+    picked = EvaluationJob.objects.exclude(pk__in=[candidate.pk, baseline.pk]).get()
+    assert picked.model == CHAT_MODEL
+    assert evaluation.prompt_format(picked) == evaluation.prompt_format(candidate)
     for job in (candidate, baseline):  # what the cpu worker does with the queued jobs
         evaluation.run_job(job.pk)
         job.refresh_from_db()
@@ -148,6 +157,7 @@ def test_a_chat_model_trains_with_lora_from_the_wizard_and_exports(
 
     # Download the checkpoint as a Hugging Face model directory from its run's Checkpoints tab.
     page.goto(f"/runs/{run.pk}/checkpoints")
+    expect(row.get_by_role("link", name="Merged model")).to_be_visible(timeout=20_000)
     with page.expect_download() as download:
         row.get_by_role("link", name="Merged model").click()
     archive = tmp_path / "export.zip"
