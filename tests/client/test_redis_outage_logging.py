@@ -1,4 +1,4 @@
-"""Logging never breaks training, Redis edition: a Trainer with ``CrucibleCallback`` streams
+"""Logging never breaks training, Redis edition: TRL's GRPOTrainer with ``CrucibleCallback`` streams
 into an outside run while the platform's Redis (its channel layer, cache and broker; one of
 the test's own, never the shared one) is killed and started again mid-run. Training goes on,
 and afterwards every step is on the run."""
@@ -10,12 +10,16 @@ from collections.abc import Iterator
 import pytest
 from crucible_client import Crucible, Spool
 from crucible_client.tracking import CrucibleCallback, CrucibleClient
-from transformers import Trainer, TrainerCallback, TrainingArguments
+from datasets import Dataset
+from transformers import TrainerCallback
+from trl import GRPOConfig, GRPOTrainer
 
 from experiments.models import Run
-from tests.client.test_tracking import language_model_rows, points_of, tiny_model
+from tests.client.test_tracking import points_of, tiny_model
 from tests.redis_server import RedisServer, redis_server
 from tests.web_server import WebServer, serving_for_tests
+from training import digits as sort_digits
+from training.models import save_model
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 STEPS = 6
@@ -34,7 +38,7 @@ def server_on_own_redis(own_redis, tmp_path) -> Iterator[WebServer]:
         yield running
 
 
-def test_a_trainer_logs_through_a_redis_outage_and_every_step_lands(
+def test_a_trl_grpo_run_logs_through_a_redis_outage_and_every_step_lands(
     own_redis, server_on_own_redis, token, team, tmp_path
 ):
     url = server_on_own_redis.url
@@ -53,20 +57,39 @@ def test_a_trainer_logs_through_a_redis_outage_and_every_step_lands(
 
     client = CrucibleClient(url, token, outside["id"], retries=1, backoff_s=0.1)
     model, tokenizer = tiny_model()
-    args = TrainingArguments(
-        output_dir=str(tmp_path / "out"), max_steps=STEPS, per_device_train_batch_size=4,
-        logging_steps=1, learning_rate=1e-3, report_to="none", use_cpu=True,
-        save_strategy="no", disable_tqdm=True,
+    save_model(model, tokenizer, tmp_path / "base")  # TRL loads its reference model by path
+    items = sort_digits.DigitSortSampler(2, 4, seed=1).sample(32)
+    dataset = Dataset.from_list(
+        [{"prompt": it.prompt, "digits": it.payload["digits"]} for it in items]
+    )
+
+    def correct(completions, digits, **_):  # type: ignore[no-untyped-def] # TRL's signature
+        items = [sort_digits.make_item(d) for d in digits]
+        return [r.reward for r in sort_digits.pass_fail_reward_fn(items, completions)]
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "trl"), per_device_train_batch_size=4, num_generations=4,
+        max_completion_length=6, max_steps=STEPS, beta=0.04, logging_steps=1,
+        learning_rate=1e-3, use_cpu=True, bf16=False, report_to="none", save_strategy="no",
+        disable_tqdm=True, seed=0, dataloader_num_workers=0,
     )  # fmt: skip
-    rows = language_model_rows(tokenizer, 24, 8)
-    callbacks = [Outage(), CrucibleCallback(client, drain_timeout_s=60)]
-    result = Trainer(model=model, args=args, train_dataset=rows, callbacks=callbacks).train()
+    trainer = GRPOTrainer(
+        model=str(tmp_path / "base"),
+        reward_funcs=correct,
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        callbacks=[Outage(), CrucibleCallback(client, drain_timeout_s=60)],
+    )
+    result = trainer.train()
     assert result.global_step == STEPS and outage == [2, 4]  # trained to the end, through it
     log = (tmp_path / "server" / "web.log").read_text()
     assert "publish.failed" in log, "the server felt the outage (its live updates failed)"
 
     run = Run.objects.get(pk=outside["id"])
-    assert [step for step, _, _ in points_of(run)["loss"]] == list(range(1, STEPS + 1))
+    found = points_of(run)
+    assert [step for step, _, _ in found["reward"]] == list(range(1, STEPS + 1))
+    assert [step for step, _, _ in found["kl"]] == list(range(1, STEPS + 1))
     assert Spool().pending(url, run.pk) == 0
     shown = crucible.runs.finish(run.pk)
     assert shown["state"] == "succeeded" and shown["step"] == STEPS
