@@ -13,6 +13,7 @@ Every refusal raises ``ApiError`` with the API's JSON errors (``field``, ``code`
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
@@ -149,6 +150,20 @@ class Evaluations(Collection[t.EvaluationJob]):
 
     def create(self, body: t.EvaluationCreateRequest) -> t.EvaluationJob:
         return cast(t.EvaluationJob, self.http.post(self.path, body))
+
+    def wait(
+        self, job_id: int, *, timeout_s: float | None = None, poll_s: float = 2.0
+    ) -> t.EvaluationJobDetail:
+        """The job once it has ended (succeeded, failed or cancelled); ``TimeoutError`` after
+        ``timeout_s``. Evaluations have no socket of their own, so this polls its detail."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            job = self.get(job_id)
+            if job["state"] not in ("queued", "running"):
+                return job
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"evaluation {job_id} is still {job['state']}")
+            time.sleep(poll_s)
 
 
 class Reports(Collection[t.ReportList]):

@@ -26,7 +26,6 @@ import os
 import secrets
 import socket
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -169,11 +168,9 @@ def evaluate(args: argparse.Namespace) -> int:
     body = {"team": args.team, **{k: v for k, v in given.items() if v is not None}}
     job = crucible.evaluations.create(body)  # type: ignore[arg-type] # built from the flags
     print(f"evaluation {job['id']} {job['state']}")
-    while args.wait and job["state"] in ("queued", "running"):
-        time.sleep(2)
-        job = crucible.evaluations.get(job["id"])
     if args.wait:
-        show(crucible.evaluations.get(job["id"]))
+        job = crucible.evaluations.wait(job["id"])
+        show(job)
     return 0 if job["state"] in ("queued", "running", "succeeded") else 1
 
 

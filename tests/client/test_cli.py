@@ -18,6 +18,8 @@ from crucible_client import Crucible
 from crucible_client.cli import main
 from crucible_client.config import config_path
 
+from experiments.models import EvaluationJob
+from experiments.models.evaluation import EvaluationState
 from tests.experiments.metrics_setup import make_run
 from tests.experiments.runs_setup import advertise, config_for, digit_verifier, digit_version
 
@@ -104,3 +106,24 @@ def test_it_finds_and_finishes_an_outside_run(server, token, team, capsys):
     assert main(["runs", "finish", str(kept["id"]), "--status", "failed", "--reason", "oom"]) == 0
     assert capsys.readouterr().out.strip() == f"run {kept['id']} failed"
     assert crucible.runs.get(kept["id"])["failure_reason"] == "oom"
+
+
+def test_a_script_waits_for_an_evaluation_to_end(server, token, owner, team):
+    crucible = Crucible(server.url, token)
+    families = [
+        {
+            "pool_version": digit_version(owner, team).pk,
+            "verifier_version": digit_verifier(owner, team).pk,
+        }
+    ]
+    job = crucible.evaluations.create({"team": team.slug, "families": families, "model": "tiny-digit-sort"})
+    with pytest.raises(TimeoutError, match=f"evaluation {job['id']} is still queued"):
+        crucible.evaluations.wait(job["id"], timeout_s=0.3, poll_s=0.1)
+    # The worker's part, played by the database: the job ends while the script waits.
+    ended = threading.Timer(
+        1.0, lambda: EvaluationJob.objects.filter(pk=job["id"]).update(state=EvaluationState.FAILED)
+    )
+    ended.start()
+    done = crucible.evaluations.wait(job["id"], timeout_s=30, poll_s=0.2)
+    ended.join()
+    assert done["id"] == job["id"] and done["state"] == "failed"
