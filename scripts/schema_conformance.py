@@ -41,6 +41,7 @@ import psycopg
 from psycopg import sql
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the seeded world lives beside the tests (tests/api_world.py)
 CHECKS = [
     "positive_data_acceptance",
     "negative_data_rejection",
@@ -75,20 +76,7 @@ def seed() -> dict[str, Any]:
 
     from crucible.accounts import services as accounts
     from crucible.accounts.models import Membership, Role
-    from experiments.catalogue import TINY_MODEL
-    from experiments.models import (
-        Checkpoint,
-        CheckpointUpload,
-        EvaluationJob,
-        EvaluationResult,
-        EvaluationState,
-        PreflightReport,
-        Rollout,
-        Worker,
-    )
-    from experiments.services import evaluation, experiments, registry, reports, runs, suites
-    from serving.models import Canary, Deployment
-    from tasks_app.services import curricula, example_proposals, pools, verifiers
+    from tests.api_world import seed_world  # the fuzz test's world, so the two aim alike
 
     call_command("migrate", verbosity=0)
     users = get_user_model().objects
@@ -99,82 +87,7 @@ def seed() -> dict[str, Any]:
     Membership.objects.create(user=viewer, team=team, role=Role.VIEWER)
     edited = Membership.objects.create(user=editor, team=team, role=Role.EDITOR)
 
-    family = pools.create_family(owner, team, name="Digits", slug="digits", kind="string-ops")
-    tasks = pools.generated_tasks(family, {1: 30, 2: 30}, seed=1)
-    version, _ = pools.version_from_tasks(
-        owner, family, tasks, source="generator", detail={}, near=False
-    )
-    verifier = verifiers.create_verifier(
-        owner, team, name="Exact", slug="exact", family_kind="string-ops"
-    )
-    example = verifiers.add_example(
-        owner, verifier, response="abc", expected={"answer": "abc"}, label="good"
-    )
-    curriculum = curricula.create_curriculum(
-        owner, team, name="Warm", slug="warm", config={"families": [{"version": version.id}]}
-    )
-    Worker.objects.create(
-        name="celery@conformance",
-        queues=["gpu"],
-        loadable=[
-            {"name": "tiny", "path": "tiny", "builtin": True, "parameters": 1, "ready": True}
-        ],
-    )
-    pinned = {"pool_version": version.id, "verifier_version": verifier.latest_version().id}
-    experiment = experiments.create_experiment(
-        owner, team, name="Sort", config={"curriculum": {"families": [pinned]}, "model": "tiny"}
-    )
-    run = runs.launch(owner, experiment)
-    rollout = Rollout.objects.create(
-        run=run, step=1, group=0, sample=0, family="digits", prompt="abc", completion="cba"
-    )
-    preflight = PreflightReport.objects.create(
-        team=team, experiment=experiment, config=experiment.config,
-        config_hash=experiment.config_hash, tasks_per_level=4,
-    )  # fmt: skip
-    proposal = example_proposals.propose(
-        owner, team, example_proposals.Verdict(pinned["verifier_version"], passed=False),
-        response="ab c", expected={"answer": "abc"},
-        source=example_proposals.Source("rollout:conformance"),
-    )  # fmt: skip
-
-    def finished_job(passes: list[int], subject: str) -> EvaluationJob:
-        families = [{"family": "digits", "pool_version": version.id, "version_number": 1,
-                     "verifier_version": pinned["verifier_version"], "threshold_pts": 2}]  # fmt: skip
-        job = EvaluationJob.objects.create(
-            team=team, model=TINY_MODEL, subject=subject, families=families, k=4,
-            temperature=1.0, max_new_tokens=8, max_tasks=100, created_by=owner,
-            state=EvaluationState.SUCCEEDED,
-        )  # fmt: skip
-        EvaluationResult.objects.bulk_create(
-            EvaluationResult(job=job, family="digits", pool_version=version.id,
-                             task_hash=f"h{i}", difficulty=2 + i % 2, passes=p, k=4)
-            for i, p in enumerate(passes)
-        )  # fmt: skip
-        return job
-
-    candidate = finished_job([4, 3, 2, 1], "candidate")
-    report = reports.create(owner, team, candidate, finished_job([2, 2, 2, 2], "base"))
-    suite = suites.create_suite(
-        owner, team, name="Core", families=[pinned], settings_=evaluation.Settings()
-    )
-    registered = registry.create_model(owner, team, name="Sorter")
-    checkpoint = Checkpoint.objects.create(run=run, step=1, path="/nonexistent/step-000001")
-    later = Checkpoint.objects.create(run=run, step=2, path="/nonexistent/step-000002")
-    upload = CheckpointUpload.objects.create(
-        run=run, step=3, files=[{"path": "config.json", "size": 2, "sha256": "0" * 64}],
-        total_bytes=2,
-    )  # fmt: skip
-    model_version = registry.register(owner, registered, checkpoint=checkpoint.id)
-    candidate_version = registry.register(owner, registered, checkpoint=later.id)
-    deployment = Deployment.objects.create(
-        team=team, name="Sorter", slug=team.slug, registered_model=registered,
-        version=model_version,
-    )  # fmt: skip
-    canary = Canary.objects.create(
-        deployment=deployment, production=model_version, candidate=candidate_version,
-        mode="split", steps=[5, 25, 50], guardrails={},
-    )  # fmt: skip
+    world = seed_world(owner, team, "conformance")
     # A token of its own for /tokens/{id}/, so that deleting it signs nobody out.
     spare = accounts.create_token(owner, "spare")
     return {
@@ -182,20 +95,8 @@ def seed() -> dict[str, Any]:
             role: accounts.create_token(user, f"conformance-{role}", team=team).secret
             for role, user in (("admin", owner), ("viewer", viewer))
         },
-        "ids": {
-            "families": family.id, "pool-versions": version.id, "verifiers": verifier.id,
-            "curricula": curriculum.id, "tokens": spare.token.id,
-            "audit": team.audit.first().id, "members": edited.id,
-            "experiments": experiment.id, "runs": run.id, "checkpoints": checkpoint.id,
-            "preflights": preflight.id, "example-proposals": proposal.id,
-            "evaluations": candidate.id, "reports": report.id, "evaluation-suites": suite.id,
-            "registered-models": registered.id, "model-versions": model_version.id,
-            "canaries": canary.id,
-        },
-        "params": {
-            "slug": team.slug, "team_slug": team.slug, "number": 1, "example_id": example.id,
-            "rollout_id": rollout.id, "run_id": run.id, "upload_id": upload.id,
-        },
+        "ids": {**world.ids, "tokens": spare.token.id, "members": edited.id},
+        "params": world.params,
     }  # fmt: skip
 
 

@@ -35,11 +35,8 @@ from schemathesis.specs.openapi.checks import (
 
 from crucible.accounts import services as accounts
 from crucible.accounts.models import Membership
-from experiments.models import Checkpoint, CheckpointUpload, PreflightReport, Rollout, Worker
-from experiments.services import evaluation, experiments, registry, reports, runs, suites
-from serving.models import Canary, Deployment, Replica
-from tasks_app.services import curricula, example_proposals, pools, verifiers
-from tests.experiments.reports_setup import finished_job
+from serving.models import Replica
+from tests.api_world import seed_world
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -94,109 +91,17 @@ def model_server() -> Iterator[str]:
 
 @pytest.fixture
 def world(owner, team, in_test_transaction, model_server) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    family = pools.create_family(owner, team, name="Digits", slug="digits", kind="string-ops")
-    tasks = pools.generated_tasks(family, {1: 30, 2: 30}, seed=1)
-    version, _ = pools.version_from_tasks(
-        owner, family, tasks, source="generator", detail={}, near=False
-    )
-    verifier = verifiers.create_verifier(
-        owner, team, name="Exact", slug="exact", family_kind="string-ops"
-    )
-    example = verifiers.add_example(
-        owner, verifier, response="abc", expected={"answer": "abc"}, label="good"
-    )
-    curriculum = curricula.create_curriculum(
-        owner, team, name="Warm", slug="warm", config={"families": [{"version": version.id}]}
-    )
-    Worker.objects.create(
-        name="celery@fuzz",
-        queues=["gpu"],
-        loadable=[
-            {"name": "tiny", "path": "tiny", "builtin": True, "parameters": 1, "ready": True}
-        ],
-    )
-    pinned = {"pool_version": version.id, "verifier_version": verifier.latest_version().id}
-    experiment = experiments.create_experiment(
-        owner, team, name="Sort", config={"curriculum": {"families": [pinned]}, "model": "tiny"}
-    )
-    run = runs.launch(owner, experiment)  # queued on commit, which the test never reaches
-    rollout = Rollout.objects.create(
-        run=run, step=1, group=0, sample=0, family="digits", prompt="abc", completion="cba"
-    )
-    preflight = PreflightReport.objects.create(
-        team=team,
-        experiment=experiment,
-        config=experiment.config,
-        config_hash=experiment.config_hash,
-        tasks_per_level=4,
-    )
-    verdict = example_proposals.Verdict(pinned["verifier_version"], passed=False)
-    proposal = example_proposals.propose(
-        owner,
-        team,
-        verdict,
-        response="ab c",
-        expected={"answer": "abc"},
-        source=example_proposals.Source("rollout:fuzz"),
-    )
-    candidate = finished_job(owner, team, [4, 3, 2, 1])
-    report = reports.create(owner, team, candidate, finished_job(owner, team, [2, 2, 2, 2], "base"))
-    suite = suites.create_suite(
-        owner, team, name="Core", families=[pinned], settings_=evaluation.Settings()
-    )
-    registered = registry.create_model(owner, team, name="Sorter")
-    checkpoint = Checkpoint.objects.create(run=run, step=1, path="/nonexistent/step-000001")
-    upload = CheckpointUpload.objects.create(
-        run=run, step=3, files=[{"path": "config.json", "size": 2, "sha256": "0" * 64}],
-        total_bytes=2,
-    )  # fmt: skip
-    model_version = registry.register(owner, registered, checkpoint=checkpoint.id)
-    later = Checkpoint.objects.create(run=run, step=2, path="/nonexistent/step-000002")
-    candidate_version = registry.register(owner, registered, checkpoint=later.id)
-    deployment = Deployment.objects.create(
-        team=team, name="Sorter", slug=team.slug, registered_model=registered,
-        version=model_version,
-    )  # fmt: skip
+    seeded = seed_world(owner, team, "fuzz")
     Replica.objects.create(
-        deployment=deployment, version=model_version, role="production", state="ready",
-        address=model_server, heartbeat_at=timezone.now(),
-    )  # fmt: skip
-    canary = Canary.objects.create(
-        deployment=deployment, production=model_version, candidate=candidate_version,
-        mode="split", steps=[5, 25, 50], guardrails={},
+        deployment=seeded.deployment, version=seeded.production, role="production",
+        state="ready", address=model_server, heartbeat_at=timezone.now(),
     )  # fmt: skip
     issued = accounts.create_token(owner, "fuzz")
+    members = Membership.objects.get(user=owner, team=team).id
     return {
         "headers": {"Authorization": f"Bearer {issued.secret}"},
-        "ids": {
-            "families": family.id,
-            "pool-versions": version.id,
-            "verifiers": verifier.id,
-            "curricula": curriculum.id,
-            "tokens": issued.token.id,
-            "audit": team.audit.first().id,
-            "members": Membership.objects.get(user=owner, team=team).id,
-            "experiments": experiment.id,
-            "runs": run.id,
-            "checkpoints": checkpoint.id,
-            "preflights": preflight.id,
-            "example-proposals": proposal.id,
-            "evaluations": candidate.id,
-            "reports": report.id,
-            "evaluation-suites": suite.id,
-            "registered-models": registered.id,
-            "model-versions": model_version.id,
-            "canaries": canary.id,
-        },
-        "params": {
-            "slug": team.slug,
-            "team_slug": team.slug,
-            "number": 1,
-            "example_id": example.id,
-            "rollout_id": rollout.id,
-            "run_id": run.id,
-            "upload_id": upload.id,
-        },
+        "ids": {**seeded.ids, "tokens": issued.token.id, "members": members},
+        "params": seeded.params,
     }
 
 
