@@ -46,7 +46,7 @@ RULES = {
     **{f"serving/openai_api/{name}.py": {
         "django", "rest_framework", "channels", "celery", "crucible", "tasks_app", "experiments",
         "serving.models", "serving.services",
-    } for name in ("protocol", "upstream")},
+    } for name in ("protocol", "tool_output", "upstream")},
     # The client installs on its own (pip install ./client): it speaks to the platform over
     # HTTP and websockets only.
     "client": {

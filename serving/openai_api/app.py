@@ -41,7 +41,7 @@ from training.serving import SIGNATURE_HEADER, sign
 
 from ..models import CanaryMode, Deployment, ReplicaRole
 from ..services import canaries, deployments, serving
-from . import protocol
+from . import protocol, tool_output
 from .protocol import ApiError, Ask
 from .upstream import Upstream
 
@@ -198,11 +198,13 @@ class OpenAIApp:
             head = _answered(deployment, ask, routed.request_id, {"choices": []}, replica, meta)
             return 200, self.relay(deployment, ask, head, replica, events), headers
         answered = _answered(deployment, ask, routed.request_id, outcome.body, replica, meta)
+        tools = tool_output.offered(ask.tools)
         if not ask.stream:
-            body = protocol.chat_body if ask.kind == protocol.CHAT else protocol.text_body
-            return 200, body(answered), headers
-        events = [protocol.event(c) for c in protocol.chunks(ask.kind, answered, ask.include_usage)]
-        return 200, [*events, protocol.DONE], headers
+            if ask.kind == protocol.CHAT:
+                return 200, protocol.chat_body(answered, tools), headers
+            return 200, protocol.text_body(answered), headers
+        chunks = protocol.chunks(ask.kind, answered, ask.include_usage, tools)
+        return 200, [*map(protocol.event, chunks), protocol.DONE], headers
 
     def route(self, caller: Caller, ask: Ask) -> tuple[Deployment, serving.Routed]:
         deployment = self.deployment(caller, ask.model)
@@ -262,13 +264,21 @@ class OpenAIApp:
         quiet mid-stream ends it with an error event in OpenAI's shape."""
         opened: set[int] = set()
         scored: dict[int, tuple[int, int]] = {}  # per choice: tokens and characters scored
+        # With tools offered, text that may be a tool call waits for the end (and every
+        # log-probability goes with the finish, since held text has none of its own).
+        held: dict[int, tool_output.HeldText] | None = {} if ask.tools else None
         try:
             async for event in events:
                 if "index" in event:
                     index = int(event["index"])
                     count, chars = scored.get(index, (0, 0))
-                    found = event.get("logprobs") if ask.logprobs else None
-                    chunk = protocol.piece(ask.kind, head, index, str(event["text"]),
+                    found = event.get("logprobs") if ask.logprobs and held is None else None
+                    text = str(event["text"])
+                    if held is not None:
+                        text = held.setdefault(index, tool_output.HeldText()).feed(text)
+                        if not text:
+                            continue
+                    chunk = protocol.piece(ask.kind, head, index, text,
                                            first=index not in opened, scored=found,
                                            before=chars)  # fmt: skip
                     if found:
@@ -285,7 +295,7 @@ class OpenAIApp:
                 answered = replace(head, choices=list(event.get("choices") or []),
                                    prompt_tokens=int(event.get("prompt_tokens") or 0))  # fmt: skip
                 streamed = {i: count for i, (count, _) in scored.items()}
-                for chunk in _endings(ask, answered, opened, streamed):
+                for chunk in _endings(ask, answered, opened, streamed, held or {}):
                     yield protocol.event(chunk)
                 yield protocol.DONE
                 return
@@ -457,15 +467,26 @@ def _answered(
 
 
 def _endings(
-    ask: Ask, answered: protocol.Answered, opened: set[int], streamed: dict[int, int]
+    ask: Ask,
+    answered: protocol.Answered,
+    opened: set[int],
+    streamed: dict[int, int],
+    held: dict[int, tool_output.HeldText],
 ) -> list[dict[str, Any]]:
     """Each choice's finish (and its opening, if it streamed no text) with the
-    log-probabilities its pieces did not carry, then the usage."""
+    log-probabilities its pieces did not carry, after the text it held back as it may have
+    been tool calls (sent as ``tool_calls`` when it was), then the usage."""
     out = []
+    tools = tool_output.offered(ask.tools)
     for i, choice in enumerate(answered.choices):
-        if i not in opened:
-            out.append(protocol.piece(ask.kind, answered, i, "", first=True))
-        out.append(protocol.finish(ask.kind, answered, i, choice, streamed.get(i, 0)))
+        rest = held[i].rest() if i in held else ""
+        content, calls = tool_output.split_calls(rest, tools, protocol.call_prefix(answered, i))
+        if content or i not in opened:
+            out.append(protocol.piece(ask.kind, answered, i, content or "", first=i not in opened))
+        if calls:
+            out.append(protocol.tool_calls_chunk(answered, i, calls))
+        reason = "tool_calls" if calls else None
+        out.append(protocol.finish(ask.kind, answered, i, choice, streamed.get(i, 0), reason))
     if out and not opened:
         out[0]["crucible"] = answered.extra
     if ask.include_usage:

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from serving.openai_api.tool_output import split_calls
+
 CHAT, TEXT = "chat", "text"
 MAX_TOKENS = 512
 """The most tokens a completion may ask for (a replica's own limit)."""
@@ -446,13 +448,23 @@ def _text_logprobs_body(choice: Mapping[str, Any], skip: int = 0) -> dict[str, A
             "text_offset": offsets}  # fmt: skip
 
 
-def chat_body(answered: Answered) -> dict[str, Any]:
-    choices = [
-        {"index": i, "message": {"role": "assistant", "content": c["text"], "refusal": None},
-         "finish_reason": c["finish_reason"], "logprobs": _chat_logprobs(c)}
-        for i, c in enumerate(answered.choices)
-    ]  # fmt: skip
+def chat_body(answered: Answered, tools: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The whole answer; with ``tools`` (the offered function names) a choice made of tool
+    calls comes back as the message's ``tool_calls`` (``tool_output.split_calls``)."""
+    choices = []
+    for i, c in enumerate(answered.choices):
+        content, calls = split_calls(c["text"], tools, call_prefix(answered, i))
+        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        if calls:
+            message["tool_calls"] = calls
+        choices.append({"index": i, "message": message, "logprobs": _chat_logprobs(c),
+                        "finish_reason": "tool_calls" if calls else c["finish_reason"]})  # fmt: skip
     return _whole_body(answered, "chat.completion", choices)
+
+
+def call_prefix(answered: Answered, index: int) -> str:
+    """What a choice's tool-call ids start with: unique per answer and choice."""
+    return f"{answered.id.rsplit('-', 1)[-1][:16]}_{index}"
 
 
 def text_body(answered: Answered) -> dict[str, Any]:
@@ -472,13 +484,19 @@ def _whole_body(answered: Answered, kind: str, choices: list[dict[str, Any]]) ->
     }  # fmt: skip
 
 
-def chunks(kind: str, answered: Answered, include_usage: bool) -> list[dict[str, Any]]:
-    """The answer as stream chunks: each choice's text, then its finish, then (when asked)
-    the usage in a chunk of its own with no choices, as OpenAI's streams end."""
+def chunks(
+    kind: str, answered: Answered, include_usage: bool, tools: frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """The answer as stream chunks: each choice's text (and its tool calls, as
+    ``chat_body``), then its finish, then (when asked) the usage in a chunk of its own with
+    no choices, as OpenAI's streams end."""
     out: list[dict[str, Any]] = []
     for i, c in enumerate(answered.choices):
-        out.append(piece(kind, answered, i, c["text"], first=True))
-        out.append(finish(kind, answered, i, c))
+        content, calls = split_calls(c["text"], tools, call_prefix(answered, i))
+        out.append(piece(kind, answered, i, content or "", first=True))
+        if calls:
+            out.append(tool_calls_chunk(answered, i, calls))
+        out.append(finish(kind, answered, i, c, reason="tool_calls" if calls else None))
     if out:
         out[0]["crucible"] = answered.extra
     if include_usage:
@@ -519,14 +537,28 @@ def piece(
     return {**_chunk_head(kind, answered), "choices": [made]}
 
 
-def finish(
-    kind: str, answered: Answered, index: int, choice: Mapping[str, Any], streamed: int = 0
+def tool_calls_chunk(
+    answered: Answered, index: int, calls: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """The chunk that ends choice ``index``: its finish reason and, when asked, the
-    log-probabilities of its tokens after the ``streamed`` sent with its text."""
+    """A chat chunk carrying choice ``index``'s tool calls whole, each with its ``index``."""
+    delta = {"tool_calls": [{"index": k, **call} for k, call in enumerate(calls)]}
+    made = {"index": index, "delta": delta, "logprobs": None, "finish_reason": None}
+    return {**_chunk_head(CHAT, answered), "choices": [made]}
+
+
+def finish(
+    kind: str,
+    answered: Answered,
+    index: int,
+    choice: Mapping[str, Any],
+    streamed: int = 0,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """The chunk that ends choice ``index``: its finish reason (``reason`` when given) and,
+    when asked, the log-probabilities of its tokens after the ``streamed`` sent with its text."""
     if kind == CHAT:
         made = {"index": index, "delta": {}, "logprobs": _chat_logprobs(choice, streamed),
-                "finish_reason": choice["finish_reason"]}  # fmt: skip
+                "finish_reason": reason or choice["finish_reason"]}  # fmt: skip
     else:
         made = {"index": index, "text": "", "logprobs": _text_logprobs_body(choice, streamed),
                 "finish_reason": choice["finish_reason"]}  # fmt: skip
