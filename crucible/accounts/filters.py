@@ -15,9 +15,12 @@ from .models import AuditEvent
 class UtcDateTimeField(IsoDateTimeField):
     """An ISO 8601 time, given in UTC to the database: PostgreSQL refuses an offset beyond
     ±15:59 that Python accepts (``+21:56``), and a time at the edge of the calendar may have
-    no UTC equivalent at all; either is a 400 naming the parameter, never a 500."""
+    no UTC equivalent at all; either is a 400 naming the parameter, never a 500, and so is an
+empty value (a filter left out is left out, not sent empty)."""
 
     def clean(self, value: Any) -> datetime | None:
+        if value == "":  # given but empty: not the date-time the schema states
+            raise forms.ValidationError("expected an ISO 8601 date and time, not an empty value")
         moment = super().clean(value)
         if moment is None:
             return None

@@ -75,3 +75,14 @@ def query_choice(params: Any, name: str, choices: Iterable[str]) -> str | None:
     if value not in allowed:
         raise field_errors([(name, f"must be one of {', '.join(allowed)}")])
     return str(value)
+
+
+def query_flag(params: Any, name: str) -> bool:
+    """Boolean query parameter ``name``: absent is false; ``true`` or ``false`` once (any case),
+    as the schema's boolean states, else a 400 naming it (``yes`` never quietly means false)."""
+    values = params.getlist(name)
+    if not values:
+        return False
+    if len(values) > 1 or values[0].lower() not in ("true", "false"):
+        raise field_errors([(name, "must be true or false, given once")])
+    return bool(values[0].lower() == "true")

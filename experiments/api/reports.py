@@ -10,6 +10,7 @@ from dataclasses import asdict
 from typing import Any
 
 import django_filters
+from django import forms
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -524,8 +525,14 @@ class ReviewCreateSerializer(StrictSerializer):
     )  # fmt: skip
 
 
+class WholeNumberFilter(django_filters.NumberFilter):
+    """An id: a whole number (``1.5`` is a 400 naming the parameter, not a filter on 1)."""
+
+    field_class = forms.IntegerField
+
+
 class ReportFilter(django_filters.FilterSet):
-    evaluation = django_filters.NumberFilter(
+    evaluation = WholeNumberFilter(
         method="with_evaluation",
         label="Reports whose candidate or baseline is this evaluation job.",
     )

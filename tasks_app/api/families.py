@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from crucible.accounts.models import Role
 from crucible.api import parsers
-from crucible.api.field_errors import query_choice
+from crucible.api.field_errors import query_choice, query_flag
 from crucible.api.scoping import TeamScopedMixin, check_role
 from crucible.api.serializers import StrictModelSerializer, StrictSerializer, documented_json
 from tasks_app.families.registry import describe_kinds
@@ -302,7 +302,7 @@ class FamilyViewSet(TeamOwnedViewSet):
             .order_by("name", "id")
         )
         if self.action == "list":  # an archived family is still found by its id
-            archived = self.request.query_params.get("archived", "false").lower() == "true"
+            archived = query_flag(self.request.query_params, "archived")
             families = families.filter(archived_at__isnull=not archived)
         return families
 

@@ -60,3 +60,27 @@ def test_a_body_with_nested_fields_is_documented_as_json_only():
     assert "multipart/form-data" in flat
     upload = paths["/api/v1/families/{id}/versions/upload/"]["post"]["requestBody"]["content"]
     assert "multipart/form-data" in upload
+
+
+def test_a_boolean_query_parameter_is_true_or_false_once(api, owner, team):
+    pools.create_family(owner, team, name="Kept", slug="kept", kind="string-ops")
+    assert [f["slug"] for f in api.get("/api/v1/families/").json()["results"]] == ["kept"]
+    assert api.get("/api/v1/families/", {"archived": "True"}).json()["results"] == []
+    assert [f["slug"] for f in api.get("/api/v1/families/", {"archived": "false"}).json()["results"]] == ["kept"]
+    for refused in (api.get("/api/v1/families/", {"archived": "yes"}),
+                    api.get("/api/v1/families/?archived=true&archived=false")):  # fmt: skip
+        assert refused.status_code == 400 and fields_of(refused) == ["archived"]
+
+
+def test_an_audit_time_given_empty_is_refused_by_name(api, team):
+    assert api.get("/api/v1/audit/", {"since": "2026-01-01T00:00:00Z"}).status_code == 200
+    for name in ("since", "until"):
+        refused = api.get("/api/v1/audit/", {name: ""})
+        assert refused.status_code == 400, refused.content
+        assert fields_of(refused) == [name]
+
+
+def test_an_id_filter_refuses_a_number_that_is_not_whole(api, team):
+    assert api.get("/api/v1/reports/", {"evaluation": "7"}).status_code == 200
+    refused = api.get("/api/v1/reports/", {"evaluation": "1.5"})
+    assert refused.status_code == 400 and fields_of(refused) == ["evaluation"]
