@@ -102,6 +102,7 @@ export function ProfilePlots({ candidate, baseline }: { candidate: Profile; base
       <ErrorsByLayer profile={candidate} label="Candidate" />
       <ErrorsByLayer profile={baseline} label="Baseline" />
       <h3 className="rp-subhead">Candidate's worst tasks</h3>
+      <div className="rp-scroll">
       <table className="table" aria-label="Worst tasks">
         <thead>
           <tr><th>Task</th><th>Family</th><th>Difficulty</th><th>Passed</th><th>Errors</th></tr>
@@ -111,11 +112,12 @@ export function ProfilePlots({ candidate, baseline }: { candidate: Profile; base
             <tr key={`${t.family}/${t.task_hash}`}>
               <td><code>{t.task_hash.slice(0, 12)}</code></td><td>{t.family}</td><td>{t.difficulty}</td>
               <td>{t.passes}/{t.k}</td>
-              <td>{Object.entries(t.errors).map(([e, n]) => `${e} ×${n}`).join(", ")}</td>
+              <td className="rp-wrap">{Object.entries(t.errors).map(([e, n]) => `${e} ×${n}`).join(", ")}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      </div>
     </div>
   );
 }
