@@ -35,6 +35,8 @@ def worker(redis_url, tmp_path):
         "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
         "CRUCIBLE_VAR_DIR": str(tmp_path),
+        # Its own models folder: this process exports its own MODELS_DIR to what it starts.
+        "CRUCIBLE_MODELS_DIR": str(tmp_path / "models"),
         "DJANGO_SETTINGS_MODULE": "crucible.settings.base",
     }
     with celery_worker(env, queues="cpu") as process:
