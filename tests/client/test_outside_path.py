@@ -13,18 +13,16 @@ from pathlib import Path
 import pytest
 from crucible_client import Crucible
 from crucible_client.tracking import CrucibleCallback, CrucibleClient
-from datasets import Dataset
 from peft import LoraConfig
 from transformers import AutoTokenizer, TrainerCallback
-from trl import GRPOConfig, GRPOTrainer
 
 from experiments.models import Run
 from tests.client.test_outage import restartable, server_at_one_address  # noqa: F401 (fixtures)
 from tests.client.test_tracking import points_of
+from tests.client.trl_setup import digit_grpo
 from tests.conftest import celery_worker
 from tests.experiments.runs_setup import digit_verifier, digit_version
 from tests.web_server import database_url
-from training import digits as sort_digits
 from training import tiny_models
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -65,30 +63,11 @@ def grpo_with_an_outage(base_dir: Path, client: CrucibleClient, restartable, out
             if state.global_step == 3:
                 restartable.start()
 
-    items = sort_digits.DigitSortSampler(2, 4, seed=1).sample(16)
-    dataset = Dataset.from_list(
-        [{"prompt": it.prompt, "digits": it.payload["digits"]} for it in items]
-    )
-
-    def correct(completions, digits, **_):  # type: ignore[no-untyped-def] # TRL's signature
-        items = [sort_digits.make_item(d) for d in digits]
-        return [r.reward for r in sort_digits.pass_fail_reward_fn(items, completions)]
-
-    args = GRPOConfig(
-        output_dir=str(out), per_device_train_batch_size=4, num_generations=4,
-        max_completion_length=6, max_steps=STEPS, beta=0.04, logging_steps=1,
-        learning_rate=1e-2, use_cpu=True, bf16=False, report_to="none", save_strategy="no",
-        disable_tqdm=True, seed=0, dataloader_num_workers=0,
-    )  # fmt: skip
-    trainer = GRPOTrainer(
-        model=str(base_dir),
-        reward_funcs=correct,
-        args=args,
-        train_dataset=dataset,
-        processing_class=AutoTokenizer.from_pretrained(base_dir),
+    trainer = digit_grpo(
+        base_dir, AutoTokenizer.from_pretrained(base_dir), out, steps=STEPS, prompts=16,
+        callbacks=[Outage(), CrucibleCallback(client, drain_timeout_s=60)], learning_rate=1e-2,
         peft_config=LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]),
-        callbacks=[Outage(), CrucibleCallback(client, drain_timeout_s=60)],
-    )
+    )  # fmt: skip
     trainer.train()
     trainer.save_model(str(out / "final"))  # the adapter, the tokenizer, training_args.bin
     return out / "final"

@@ -10,15 +10,13 @@ from collections.abc import Iterator
 import pytest
 from crucible_client import Crucible, Spool
 from crucible_client.tracking import CrucibleCallback, CrucibleClient
-from datasets import Dataset
 from transformers import TrainerCallback
-from trl import GRPOConfig, GRPOTrainer
 
 from experiments.models import Run
 from tests.client.test_tracking import points_of, tiny_model
+from tests.client.trl_setup import digit_grpo
 from tests.redis_server import RedisServer, redis_server
 from tests.web_server import WebServer, serving_for_tests
-from training import digits as sort_digits
 from training.models import save_model
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -58,29 +56,10 @@ def test_a_trl_grpo_run_logs_through_a_redis_outage_and_every_step_lands(
     client = CrucibleClient(url, token, outside["id"], retries=1, backoff_s=0.1)
     model, tokenizer = tiny_model()
     save_model(model, tokenizer, tmp_path / "base")  # TRL loads its reference model by path
-    items = sort_digits.DigitSortSampler(2, 4, seed=1).sample(32)
-    dataset = Dataset.from_list(
-        [{"prompt": it.prompt, "digits": it.payload["digits"]} for it in items]
-    )
-
-    def correct(completions, digits, **_):  # type: ignore[no-untyped-def] # TRL's signature
-        items = [sort_digits.make_item(d) for d in digits]
-        return [r.reward for r in sort_digits.pass_fail_reward_fn(items, completions)]
-
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "trl"), per_device_train_batch_size=4, num_generations=4,
-        max_completion_length=6, max_steps=STEPS, beta=0.04, logging_steps=1,
-        learning_rate=1e-3, use_cpu=True, bf16=False, report_to="none", save_strategy="no",
-        disable_tqdm=True, seed=0, dataloader_num_workers=0,
-    )  # fmt: skip
-    trainer = GRPOTrainer(
-        model=str(tmp_path / "base"),
-        reward_funcs=correct,
-        args=args,
-        train_dataset=dataset,
-        processing_class=tokenizer,
+    trainer = digit_grpo(
+        tmp_path / "base", tokenizer, tmp_path / "trl", steps=STEPS, prompts=32,
         callbacks=[Outage(), CrucibleCallback(client, drain_timeout_s=60)],
-    )
+    )  # fmt: skip
     result = trainer.train()
     assert result.global_step == STEPS and outage == [2, 4]  # trained to the end, through it
     log = (tmp_path / "server" / "web.log").read_text()

@@ -230,49 +230,16 @@ def test_it_streams_a_transformers_trainers_logs_into_a_run(tracked_run, tmp_pat
 
 @pytest.mark.slow
 def test_it_streams_a_trl_grpo_run_into_a_run(tracked_run, tmp_path: Path):
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
-    from training import digits as sort_digits
+    from tests.client.trl_setup import digit_grpo  # TRL loads only for the tests that train
     from training.models import save_model
 
     run, client = tracked_run
     model, tokenizer = tiny_model()
     save_model(model, tokenizer, tmp_path / "base")  # TRL loads its reference model by path
-    items = sort_digits.DigitSortSampler(2, 4, seed=1).sample(16)
-    dataset = Dataset.from_list(
-        [{"prompt": it.prompt, "digits": it.payload["digits"]} for it in items]
-    )
-
-    def correct(completions, digits, **_):  # type: ignore[no-untyped-def] # TRL's signature
-        items = [sort_digits.make_item(d) for d in digits]
-        return [r.reward for r in sort_digits.pass_fail_reward_fn(items, completions)]
-
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "trl"),
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=6,
-        max_steps=2,
-        beta=0.04,
-        logging_steps=1,
-        learning_rate=1e-3,
-        use_cpu=True,
-        bf16=False,
-        report_to="none",
-        save_strategy="no",
-        disable_tqdm=True,
-        seed=0,
-        dataloader_num_workers=0,
-    )
-    trainer = GRPOTrainer(
-        model=str(tmp_path / "base"),
-        reward_funcs=correct,
-        args=args,
-        train_dataset=dataset,
-        processing_class=tokenizer,
+    trainer = digit_grpo(
+        tmp_path / "base", tokenizer, tmp_path / "trl", steps=2, prompts=16,
         callbacks=[CrucibleCallback(client)],
-    )
+    )  # fmt: skip
     trainer.train()
     found = points_of(run)
     assert {"reward", "kl", "reward_std", "completions/mean_length"} <= set(found), sorted(found)
