@@ -68,8 +68,8 @@ test-frontend: $(NPM_STAMP)
 # the test thread, which the rest of the suite must not inherit.
 test-python: install frontend
 	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/pytest --ignore=tests/e2e
-	$(BIN)/pytest tests/e2e
+	$(BIN)/pytest --ignore=tests/e2e --durations=40
+	$(BIN)/pytest tests/e2e --durations=15
 
 test: lint check-types test-frontend test-python
 
