@@ -77,22 +77,30 @@ def main() -> None:
     print(json.dumps(line))
 
 
-def compare(bench: str, ours: list[dict], anchor: list[dict]) -> dict:
+def compare(
+    bench: str,
+    ours: list[dict],
+    anchor: list[dict],
+    *,
+    rate: str = "completions_per_s",
+    unit: str = "completions/s",
+) -> dict:
     """The keys every GRPO-against-TRL bench prints, from each side's per-seed results:
-    completions/s, held-out success, peak RSS and the time split."""
-    ours_cps = [r["completions_per_s"] for r in ours]
-    anchor_cps = [r["completions_per_s"] for r in anchor]
+    the throughput (each result's `rate`, in `unit`), held-out success, peak RSS and the
+    time split."""
+    ours_cps = [r[rate] for r in ours]
+    anchor_cps = [r[rate] for r in anchor]
     line = {
         "bench": bench,
         "ours": round(statistics.mean(ours_cps), 1),
         "anchor": round(statistics.mean(anchor_cps), 1),
-        "unit": "completions/s",
+        "unit": unit,
         "ratio": round(statistics.mean(ours_cps) / statistics.mean(anchor_cps), 3),
-        **summary("completions_per_s_ours", ours_cps, 1),
-        **summary("completions_per_s_anchor", anchor_cps, 1),
+        **summary(f"{rate}_ours", ours_cps, 1),
+        **summary(f"{rate}_anchor", anchor_cps, 1),
         **summary("heldout_ours", [r["held_out_success"] for r in ours], 4),
         **summary("heldout_anchor", [r["held_out_success"] for r in anchor], 4),
-        "heldout_base": ours[0]["base_success"],
+        **({"heldout_base": ours[0]["base_success"]} if "base_success" in ours[0] else {}),
         **summary("peak_rss_mb_ours", [r["peak_rss_mb"] for r in ours], 0),
         **summary("peak_rss_mb_anchor", [r["peak_rss_mb"] for r in anchor], 0),
     }
