@@ -52,6 +52,23 @@ class VersionDiffSerializer(serializers.Serializer):
     removed_examples = DiffExampleSerializer(many=True, required=False)
 
 
+class EpisodeLimitsSerializer(serializers.Serializer):
+    max_turns = serializers.IntegerField(help_text="Assistant messages per episode at most.")
+    max_tokens_per_turn = serializers.IntegerField(
+        help_text="Tokens one assistant message may have."
+    )
+    max_total_tokens = serializers.IntegerField(
+        help_text="Tokens of the conversation after the opening, the environment's included."
+    )
+
+
+class FamilyEnvironmentSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="An environment kind that plays this family's kind.")
+    limits = EpisodeLimitsSerializer(
+        help_text="Stored complete; on input any limit left out is the kind's default."
+    )
+
+
 class PoolVersionSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     family_slug = serializers.CharField(source="family.slug", read_only=True)
@@ -63,6 +80,13 @@ class PoolVersionSerializer(serializers.ModelSerializer):
     )
     dedup = documented_json(pool_reports.DedupReportSerializer, read_only=True)
     diff = serializers.SerializerMethodField(help_text="Against the parent version; {} for v1.")
+    environment = documented_json(
+        FamilyEnvironmentSerializer,
+        read_only=True,
+        allow_null=True,
+        help_text="The family's environment when the version was made, frozen with it: what "
+        "runs and evaluations of this version play its tasks in. Null: single-turn.",
+    )
 
     @extend_schema_field(VersionDiffSerializer)
     def get_diff(self, version: PoolVersion) -> dict[str, Any]:
@@ -79,6 +103,7 @@ class PoolVersionSerializer(serializers.ModelSerializer):
             "source",
             "source_detail",
             "held_out_fraction",
+            "environment",
             "task_count",
             "train_count",
             "held_out_count",
@@ -98,23 +123,6 @@ class VersionDefaultsSerializer(serializers.Serializer):
     prompt_mode = serializers.ChoiceField(choices=["template", "as_is"])
 
 
-class EpisodeLimitsSerializer(serializers.Serializer):
-    max_turns = serializers.IntegerField(help_text="Assistant messages per episode at most.")
-    max_tokens_per_turn = serializers.IntegerField(
-        help_text="Tokens one assistant message may have."
-    )
-    max_total_tokens = serializers.IntegerField(
-        help_text="Tokens of the conversation after the opening, the environment's included."
-    )
-
-
-class FamilyEnvironmentSerializer(serializers.Serializer):
-    kind = serializers.CharField(help_text="An environment kind that plays this family's kind.")
-    limits = EpisodeLimitsSerializer(
-        help_text="Stored complete; on input any limit left out is the kind's default."
-    )
-
-
 class FamilySerializer(SlugFreeInTeamMixin, StrictModelSerializer):
     team = TeamSlugField()
     slug = serializers.SlugField(max_length=60, required=False)
@@ -132,7 +140,8 @@ class FamilySerializer(SlugFreeInTeamMixin, StrictModelSerializer):
         required=False,
         allow_null=True,
         help_text="Null for a single-turn family; else the environment kind it is played as "
-        "and the episode limits.",
+        "and the episode limits. Each new version freezes it; an edit never changes what "
+        "existing versions play.",
     )
 
     class Meta:

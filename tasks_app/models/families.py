@@ -78,6 +78,15 @@ class PoolVersion(Immutable):
     source = models.CharField(max_length=20, choices=Source.choices)
     source_detail = models.JSONField(default=dict, blank=True)
     held_out_fraction = models.FloatField()
+    environment = models.JSONField(
+        null=True,
+        blank=True,
+        default=None,
+        help_text=(
+            "The family's environment when the version was made, frozen with it: what runs, "
+            "resumes and evaluations of this version play its tasks in (null: single-turn)."
+        ),
+    )
     task_count = models.PositiveIntegerField()
     train_count = models.PositiveIntegerField()
     held_out_count = models.PositiveIntegerField()

@@ -1,13 +1,14 @@
 """Task-pool versions: content hashes, deterministic train / held-out splits, diffs.
 
 A version is identified by a hash over its tasks' content hashes (sorted, so row order does
-not matter). A task's split depends only on its own hash, so re-importing the same data
+not matter) and, for a family played as an environment, the environment it froze. A task's split depends only on its own hash, so re-importing the same data
 gives the same split, and a task keeps its split across versions.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +26,21 @@ def version_hash(task_hashes: Iterable[str]) -> str:
     for task_hash in sorted(task_hashes):
         digest.update(task_hash.encode())
         digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def with_environment(tasks_hash: str, environment: dict[str, Any] | None) -> str:
+    """The hash of a version whose tasks hash to ``tasks_hash``, played in ``environment``.
+
+    The same tasks played in another environment (another kind, other limits) are another
+    thing to train on, so another version. A single-turn version's hash is its tasks' alone,
+    as it always was.
+    """
+    if not environment:
+        return tasks_hash
+    digest = hashlib.sha256(tasks_hash.encode())
+    digest.update(b"\nenvironment:")
+    digest.update(json.dumps(environment, sort_keys=True, separators=(",", ":")).encode())
     return digest.hexdigest()
 
 

@@ -16,4 +16,7 @@ from .pinning import PinnedVersion
 
 def versions_in_team(team: Team, ids: Iterable[int]) -> dict[int, PinnedVersion]:
     rows = PoolVersion.objects.filter(pk__in=list(ids), family__team=team).select_related("family")
-    return {v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number) for v in rows}
+    return {
+        v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number, v.environment or None)
+        for v in rows
+    }

@@ -40,8 +40,9 @@ class PinnedVersion:
     kind: str
     number: int
     environment: dict[str, Any] | None = None
-    """The family's ``environment`` (``tasks_app.environments.family_config``), None when its
-    tasks are single-turn."""
+    """The environment the version froze when it was made (``PoolVersion.environment``, in
+    ``tasks_app.environments.family_config``'s shape), None when its tasks are single-turn. A
+    later edit of the family's environment makes new versions, never changes this one."""
 
 
 def saved_curriculum(team: Team, curriculum_id: int) -> SavedCurriculum | None:
@@ -61,7 +62,8 @@ def resolve_in_team(
     """
     resolved, pinned = resolve(config, PoolVersion.objects.filter(family__team=team))
     return resolved, {
-        v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number) for v in pinned.values()
+        v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number, v.environment or None)
+        for v in pinned.values()
     }
 
 
@@ -70,7 +72,7 @@ def pinned_versions(team: Team, ids: Iterable[int]) -> dict[int, PinnedVersion]:
     checked: what pins them was validated when it was saved)."""
     rows = PoolVersion.objects.select_related("family").filter(pk__in=list(ids), family__team=team)
     return {
-        v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number, v.family.environment)
+        v.pk: PinnedVersion(v.pk, v.family.slug, v.family.kind, v.number, v.environment or None)
         for v in rows
     }
 

@@ -90,10 +90,11 @@ def preview(
     summary = versions.summarise(
         ((p.content_hash, p.task.difficulty) for p in planned), family.held_out_fraction
     )
+    frozen = versions.with_environment(summary.content_hash, family.environment or None)
     return {
         "rows_read": len(tasks),
         "dedup": report.to_dict(),
-        "version": summary.to_dict(),
+        "version": {**summary.to_dict(), "content_hash": frozen},
         "samples": [sample(p) for p in planned[:samples]],
     }
 
@@ -235,7 +236,9 @@ def write_version(
     if base is not None and base != number:
         why = f"version {number} was frozen meanwhile; try again"
         raise field_errors([("base", why)], code="stale")
-    if latest is not None and latest.content_hash == summary.content_hash:
+    environment = family.environment or None  # frozen with the version, as its hash says
+    content_hash = versions.with_environment(summary.content_hash, environment)
+    if latest is not None and _same_content(latest, summary.content_hash, environment):
         return latest, False
     if summary.task_count == 0:
         raise field_errors([("tasks", "a version needs at least one task")])
@@ -245,10 +248,11 @@ def write_version(
         family=family,
         number=(latest.number + 1) if latest else 1,
         parent=latest,
-        content_hash=summary.content_hash,
+        content_hash=content_hash,
         source=source,
         source_detail=detail,
         held_out_fraction=summary.held_out_fraction,
+        environment=environment,
         task_count=summary.task_count,
         train_count=summary.train_count,
         held_out_count=summary.held_out_count,
@@ -270,6 +274,14 @@ def write_version(
         changes={"number": version.number, "tasks": version.task_count, "source": source},
     )
     return version, True
+
+
+def _same_content(latest: PoolVersion, tasks_hash: str, environment: dict[str, Any] | None) -> bool:
+    """Whether ``latest`` holds these tasks played in this environment. A version from before
+    versions froze their environment kept its tasks' hash, with the environment it was given."""
+    if (latest.environment or None) != environment:
+        return False
+    return latest.content_hash in {tasks_hash, versions.with_environment(tasks_hash, environment)}
 
 
 def _histogram_by_split() -> dict[str, dict[str, int]]:
