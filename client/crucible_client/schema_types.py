@@ -1855,6 +1855,7 @@ class PoolVersion(TypedDict):
     source: PoolVersionSourceEnum
     source_detail: dict[str, Any]
     held_out_fraction: float
+    environment: FamilyEnvironment | None
     task_count: int
     train_count: int
     held_out_count: int

@@ -3536,7 +3536,7 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
-            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. */
+            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. Each new version freezes it; an edit never changes what existing versions play. */
             environment?: components["schemas"]["FamilyEnvironment"] | null;
             readonly latest_version: components["schemas"]["PoolVersion"] | null;
             readonly version_count: number;
@@ -3723,7 +3723,7 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
-            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. */
+            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. Each new version freezes it; an edit never changes what existing versions play. */
             environment?: components["schemas"]["FamilyEnvironmentRequest"] | null;
         };
         FamilyResult: {
@@ -5213,7 +5213,7 @@ export interface components {
             prompt_template?: string;
             /** Format: double */
             held_out_fraction?: number;
-            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. */
+            /** @description Null for a single-turn family; else the environment kind it is played as and the episode limits. Each new version freezes it; an edit never changes what existing versions play. */
             environment?: components["schemas"]["FamilyEnvironmentRequest"] | null;
         };
         PatchedHealthSettingsRequest: {
@@ -5405,6 +5405,8 @@ export interface components {
             };
             /** Format: double */
             readonly held_out_fraction: number;
+            /** @description The family's environment when the version was made, frozen with it: what runs and evaluations of this version play its tasks in. Null: single-turn. */
+            readonly environment: components["schemas"]["FamilyEnvironment"] | null;
             readonly task_count: number;
             readonly train_count: number;
             readonly held_out_count: number;
