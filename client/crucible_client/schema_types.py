@@ -795,6 +795,8 @@ class Example(TypedDict):
     expected: NotRequired[dict[str, Any]]
     label: LabelEnum
     note: NotRequired[str]
+    messages: list[dict[str, Any]] | None
+    turn: int | None
     created_at: str
 
 
@@ -811,6 +813,8 @@ class ExampleProposal(TypedDict):
     judged_error_type: str
     judged_reward: float | None
     note: str
+    messages: list[dict[str, Any]] | None
+    turn: int | None
     source: str
     source_label: str
     source_path: str
@@ -1067,6 +1071,7 @@ class FlagRequest(TypedDict):
     """A field a form or multipart body leaves out is left out, as in a JSON body."""
 
     note: NotRequired[str]
+    turn: NotRequired[int | None]
 
 
 class FormatCheck(TypedDict):
@@ -1261,6 +1266,7 @@ class InspectedRollout(TypedDict):
     messages: list[ConversationMessage] | None
     matches: bool
     flag: RolloutFlag | None
+    turn_flags: list[RolloutFlag]
 
 
 class IssuedToken(TypedDict):
@@ -2281,6 +2287,7 @@ class RolloutFlag(TypedDict):
     verifier: int
     created_by: str | None
     created_at: str
+    turn: int | None
 
 
 class RolloutGroup(TypedDict):

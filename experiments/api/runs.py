@@ -26,7 +26,7 @@ from rest_framework.response import Response
 
 from crucible.api.schema import ApiErrorsSerializer
 from crucible.api.scoping import TeamRolePermission, TeamScopedMixin
-from crucible.api.serializers import StrictSerializer, documented_json
+from crucible.api.serializers import StrictIntegerField, StrictSerializer, documented_json
 from tasks_app.api.environments import ConversationMessageSerializer
 from training.lora import is_adapter_dir
 
@@ -48,8 +48,10 @@ MAX_COMPARED = 10
 class RunSerializer(serializers.ModelSerializer):
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     experiment_name = serializers.CharField(
-        source="experiment.name", read_only=True, allow_null=True, help_text="Null: an outside "
-        "run linked to no experiment."
+        source="experiment.name",
+        read_only=True,
+        allow_null=True,
+        help_text="Null: an outside run linked to no experiment.",
     )
     title = serializers.CharField(
         read_only=True, help_text="What its pages call it: its name, else its experiment's."
@@ -202,14 +204,22 @@ class RolloutFlagSerializer(serializers.Serializer):
     verifier = serializers.IntegerField()
     created_by = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
+    turn = serializers.IntegerField(
+        allow_null=True,
+        help_text="The flagged turn's index in the episode's messages; null when the whole "
+        "verdict was flagged.",
+    )
 
 
 class InspectedRolloutSerializer(RolloutSerializer):
     matches = serializers.SerializerMethodField(help_text="It passes the filters.")
     flag = serializers.SerializerMethodField(help_text="Its verdict's flag, if flagged.")
+    turn_flags = serializers.SerializerMethodField(
+        help_text="For an episode: the flags of its turns' verdicts, by turn."
+    )
 
     class Meta(RolloutSerializer.Meta):
-        fields = [*RolloutSerializer.Meta.fields, "matches", "flag"]
+        fields = [*RolloutSerializer.Meta.fields, "matches", "flag", "turn_flags"]
         read_only_fields = fields
 
     def get_matches(self, rollout: Rollout) -> bool:
@@ -220,6 +230,11 @@ class InspectedRolloutSerializer(RolloutSerializer):
         flag = self.context["flags"].get(rollout.pk)
         return None if flag is None else RolloutFlagSerializer(flag).data
 
+    @extend_schema_field(RolloutFlagSerializer(many=True))
+    def get_turn_flags(self, rollout: Rollout) -> list[dict[str, Any]]:
+        flags = self.context["turn_flags"].get(rollout.pk, [])
+        return RolloutFlagSerializer(flags, many=True).data
+
 
 class RolloutGroupSerializer(serializers.Serializer):
     step = serializers.IntegerField()
@@ -228,7 +243,7 @@ class RolloutGroupSerializer(serializers.Serializer):
 
     @extend_schema_field(InspectedRolloutSerializer(many=True))
     def get_rollouts(self, shown: inspector.ShownGroup) -> list[dict[str, Any]]:
-        context = {"matched": shown.matched, "flags": shown.flags}
+        context = {"matched": shown.matched, "flags": shown.flags, "turn_flags": shown.turn_flags}
         return InspectedRolloutSerializer(shown.rollouts, many=True, context=context).data
 
 
@@ -239,6 +254,16 @@ class FlagSerializer(StrictSerializer):
         allow_blank=True,
         default="",
         help_text="Why the verdict is wrong, for the verifier's team.",
+    )
+    turn = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=100_000,
+        help_text="For an episode: the index in its messages of the assistant turn whose "
+        "verdict is wrong (a tool call judged malformed that was fine, an environment error "
+        "blamed on the model). Without it, the whole rollout's verdict is flagged.",
     )
 
 
@@ -348,7 +373,9 @@ class RunViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
             return Response(RunSerializer(run).data)
         experiment = None
         if data["experiment"] is not None:
-            experiment = get_object_or_404(Experiment.objects.filter(team=team), pk=data["experiment"])
+            experiment = get_object_or_404(
+                Experiment.objects.filter(team=team), pk=data["experiment"]
+            )
         spec = outside_runs.OutsideRun(
             name=data["name"],
             params=data["params"],
@@ -361,9 +388,7 @@ class RunViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
         run = outside_runs.create(request.user, team, spec)
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(
-        request=FinishSerializer, responses={200: RunSerializer, **OUTSIDE_RUN_ERRORS}
-    )
+    @extend_schema(request=FinishSerializer, responses={200: RunSerializer, **OUTSIDE_RUN_ERRORS})
     @action(detail=True, methods=["post"])
     def finish(self, request: Request, pk: str | None = None) -> Response:
         """End an outside run as its trainer says: finished (succeeded), failed or killed
@@ -430,11 +455,15 @@ class RunViewSet(TeamScopedMixin, viewsets.ReadOnlyModelViewSet):
         self, request: Request, pk: str | None = None, rollout_id: str | None = None
     ) -> Response:
         """Flag the completion's verdict as wrong: it is proposed as a labelled example (known
-        good if the verifier failed it, known bad if it passed it) to the verifier's team."""
+        good if the verifier failed it, known bad if it passed it) to the verifier's team. With
+        ``turn``, one assistant turn of an episode is flagged: the proposal holds the
+        conversation up to and including it (known good if the environment found an error in
+        it, known bad if it found none)."""
         rollout = get_object_or_404(self.get_object().rollouts, pk=rollout_id)
         body = FlagSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        flag = inspector.flag(request.user, rollout, body.validated_data["note"])
+        data = body.validated_data
+        flag = inspector.flag(request.user, rollout, data["note"], data["turn"])
         return Response(RolloutFlagSerializer(flag).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

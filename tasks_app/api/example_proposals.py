@@ -40,6 +40,18 @@ class ExampleProposalSerializer(serializers.ModelSerializer):
         help_text="The label proposed: good when the verifier refused it, bad when it passed it.",
     )
 
+    messages = serializers.ListField(
+        child=serializers.DictField(),
+        read_only=True,
+        allow_null=True,
+        help_text="For a flagged turn of an episode: the conversation up to and including it.",
+    )
+    turn = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        help_text="The flagged turn's index in messages; null for a whole response.",
+    )
+
     class Meta:
         model = ExampleProposal
         fields = [
@@ -55,6 +67,8 @@ class ExampleProposalSerializer(serializers.ModelSerializer):
             "judged_error_type",
             "judged_reward",
             "note",
+            "messages",
+            "turn",
             "source",
             "source_label",
             "source_path",

@@ -113,11 +113,24 @@ class VersionCreateSerializer(StrictSerializer):
 
 class ExampleSerializer(StrictModelSerializer):
     expected = reports.json_object(required=False, help_text="What a judge compares against.")
+    messages = serializers.ListField(
+        child=serializers.DictField(),
+        read_only=True,
+        allow_null=True,
+        help_text="For a labelled turn of an episode (an accepted turn flag): the conversation "
+        "up to and including it.",
+    )
+    turn = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        help_text="The labelled turn's index in messages; null for a response. The verifier's "
+        "rates leave labelled turns out: their verdict is the environment's.",
+    )
 
     class Meta:
         model = LabelledExample
-        fields = ["id", "response", "expected", "label", "note", "created_at"]
-        read_only_fields = ["id", "created_at"]
+        fields = ["id", "response", "expected", "label", "note", "messages", "turn", "created_at"]
+        read_only_fields = ["id", "messages", "turn", "created_at"]
         extra_kwargs = {"response": {"max_length": MAX_RESPONSE_CHARS}}
 
     def validate_expected(self, value: object) -> object:

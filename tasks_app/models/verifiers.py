@@ -64,6 +64,13 @@ class LabelledExample(models.Model):
     expected = models.JSONField(default=dict, blank=True)
     label = models.CharField(max_length=4, choices=Label.choices)
     note = models.CharField(max_length=300, blank=True)
+    messages = models.JSONField(null=True, blank=True, default=None)
+    """For a turn of an episode: the conversation up to and including that turn (chat shape,
+    each assistant message with its verdict); null for a single response."""
+    turn = models.PositiveIntegerField(null=True, blank=True)
+    """The index in ``messages`` of the assistant turn whose verdict is labelled: the label
+    says whether that turn was fine (good) or not (bad). Its verdict is the environment's, so
+    the verifier's false-positive and false-negative rates leave it out."""
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -80,8 +87,9 @@ class ExampleProposal(models.Model):
     (known good if the verifier refused it, known bad if it passed it). The verifier's team
     editors accept it, and it becomes a ``LabelledExample``, or reject it.
 
-    ``source`` says where the verdict was seen (``rollout:<id>`` for a run's completion); a
-    source is proposed once per verifier.
+    ``source`` says where the verdict was seen (``rollout:<id>`` for a run's completion,
+    ``rollout:<id>/turn:<index>`` for one turn of an episode); a source is proposed once per
+    verifier.
     """
 
     class Status(models.TextChoices):
@@ -102,6 +110,10 @@ class ExampleProposal(models.Model):
     judged_reward = models.FloatField(null=True, blank=True)
     note = models.CharField(max_length=300, blank=True)
     """The reviewer's reason."""
+    messages = models.JSONField(null=True, blank=True, default=None)
+    """For a flagged turn of an episode: the conversation up to and including that turn."""
+    turn = models.PositiveIntegerField(null=True, blank=True)
+    """The index in ``messages`` of the flagged assistant turn; null for a whole response."""
     source = models.CharField(max_length=120)
     source_label = models.CharField(max_length=200, blank=True)
     """Where it was seen, in words: ``Sort run #2, step 14, group 0, sample 3``."""

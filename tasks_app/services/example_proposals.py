@@ -2,7 +2,9 @@
 
 Real traffic (a run's completions) shows where a verifier is wrong. A reviewer flags such a
 verdict; the response is proposed as a labelled example with the opposite label (known good
-if the verifier refused it, known bad if it passed it). An editor of the verifier's team
+if the verifier refused it, known bad if it passed it). One turn of a multi-turn episode is
+flagged the same way: the proposal holds the conversation up to that turn and its index, and
+the label says whether the turn was fine. An editor of the verifier's team
 accepts it, and it becomes a labelled example, so the versions' reported false-positive and
 false-negative rates count it, or rejects it. Each decision is one conditional update: a
 proposal is decided once. Every step is audited, and so reaches the team's open pages live.
@@ -49,6 +51,8 @@ class Flag:
     label: str
     created_by: str | None
     created_at: datetime
+    turn: int | None = None
+    """The flagged turn's index in its episode's messages; None for a whole response."""
 
     @classmethod
     def of(cls, proposal: ExampleProposal) -> Flag:
@@ -60,6 +64,7 @@ class Flag:
             proposal.label,
             user.get_username() if user is not None else None,
             proposal.created_at,
+            proposal.turn,
         )
 
 
@@ -74,6 +79,16 @@ class Source:
     """The request field to name when the source was already proposed."""
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One turn of an episode whose verdict is disputed."""
+
+    messages: list[dict[str, Any]]
+    """The conversation up to and including the turn."""
+    turn: int
+    """The turn's index in ``messages`` (its last)."""
+
+
 @transaction.atomic
 def propose(
     user: AbstractBaseUser,
@@ -84,9 +99,11 @@ def propose(
     expected: dict[str, Any],
     source: Source,
     note: str = "",
+    episode: Turn | None = None,
 ) -> Flag:
     """Propose ``response`` with the label the verdict should have had; a 400 naming
-    ``source.field`` when that source was already proposed for the verifier."""
+    ``source.field`` when that source was already proposed for the verifier. For one turn of
+    an episode, ``episode`` carries the conversation up to that turn and the turn's index."""
     version = VerifierVersion.objects.filter(pk=verdict.version_id, verifier__team=team).first()
     if version is None:
         why = "the verifier version that judged it is no longer available to the team"
@@ -104,6 +121,8 @@ def propose(
                 judged_error_type=verdict.error_type[:40],
                 judged_reward=verdict.reward,
                 note=note,
+                messages=None if episode is None else episode.messages,
+                turn=None if episode is None else episode.turn,
                 source=source.key,
                 source_label=source.label[:200],
                 source_path=source.path[:300],
@@ -112,7 +131,9 @@ def propose(
     except IntegrityError as exc:
         why = "this verdict is already flagged for the verifier's team to review"
         raise field_errors([(source.field, why)], code="unique") from exc
-    changes = {"label": label, "source": source.key, "version": version.number}
+    changes: dict[str, Any] = {"label": label, "source": source.key, "version": version.number}
+    if episode is not None:
+        changes["turn"] = episode.turn
     record(user, "verifier.example_proposed", proposal, team=team, changes=changes)
     return Flag.of(proposal)
 
@@ -128,6 +149,8 @@ def accept(user: AbstractBaseUser, proposal: ExampleProposal, note: str = "") ->
         response=proposal.response,
         expected=proposal.expected,
         label=proposal.label,
+        messages=proposal.messages,
+        turn=proposal.turn,
         note=(note or proposal.note or f"from {proposal.source_label or proposal.source}")[:300],
     )
     ExampleProposal.objects.filter(pk=proposal.pk).update(example=example)

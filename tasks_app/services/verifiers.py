@@ -99,16 +99,23 @@ def _new_version(
     return version
 
 
+def judged_examples(verifier: Verifier) -> QuerySet[LabelledExample]:
+    """The examples whose label is about the verifier's verdict: a labelled turn of an
+    episode is about the environment's verdict on that turn, so its rates leave it out."""
+    return verifier.examples.filter(turn__isnull=True)
+
+
 def example_dicts(verifier: Verifier) -> list[dict[str, Any]]:
     return [
         {"response": ex.response, "expected": ex.expected, "label": ex.label}
-        for ex in verifier.examples.all()
+        for ex in judged_examples(verifier)
     ]
 
 
 def evaluate(version: VerifierVersion) -> dict[str, Any]:
-    """FP/FN rates of this version on the verifier's labelled examples."""
-    examples = list(version.verifier.examples.all())
+    """FP/FN rates of this version on the verifier's labelled examples (turns of episodes
+    left out: see ``judged_examples``)."""
+    examples = list(judged_examples(version.verifier))
     report = pure.evaluate_examples(version.spec, example_dicts(version.verifier))
     for item in report.get("misjudged", []):
         item["example_id"] = examples[item["index"]].id

@@ -7,7 +7,8 @@ import pytest
 
 from crucible.accounts.models import AuditEvent
 from experiments.models import Rollout
-from tasks_app.models import ExampleProposal
+from tasks_app.models import ExampleProposal, LabelledExample, VerifierVersion
+from tasks_app.services import verifiers
 from tests.experiments.rollouts_setup import judged_run
 
 pytestmark = pytest.mark.django_db
@@ -146,3 +147,114 @@ def test_it_refuses_a_flag_on_a_completion_with_no_verifier_to_correct(api, run)
     assert response.status_code == 400 and "rollout" in fields(response)
     assert api.post(flag_url(run, spaced), {"bogus": 1}, format="json").status_code == 400
     assert ExampleProposal.objects.count() == 0
+
+
+# --- flagging one turn of an episode --------------------------------------------------------
+
+TOOL_CALL = {
+    "id": "c1",
+    "type": "function",
+    "function": {"name": "python", "arguments": '{"code": "print(sorted(\'312\'))"}'},
+}
+EPISODE = [
+    {"role": "user", "content": "sort 312"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [TOOL_CALL],
+        "verdict": {"error": "tool_call_parse", "info": {}},
+    },
+    {"role": "tool", "content": "['1', '2', '3']", "tool_call_id": "c1", "name": "python"},
+    {"role": "assistant", "content": "123", "verdict": {"error": None, "info": {}}},
+]
+
+
+@pytest.fixture
+def episode(run):
+    """A stored completion that is an episode: a tool call judged malformed, then the answer."""
+    rollout = Rollout.objects.get(run=run, step=1, group=0, sample=0)
+    Rollout.objects.filter(pk=rollout.pk).update(messages=EPISODE)
+    return Rollout.objects.get(pk=rollout.pk)
+
+
+def test_it_proposes_a_turn_judged_malformed_as_a_known_good_turn(api, run, episode):
+    body = {"turn": 1, "note": "the call parses"}
+    response = api.post(flag_url(run, episode), body, format="json")
+    assert response.status_code == 201, response.json()
+    assert (response.json()["label"], response.json()["turn"]) == ("good", 1)
+    proposal = ExampleProposal.objects.get()
+    assert proposal.messages == EPISODE[:2] and proposal.turn == 1
+    assert proposal.response == 'python({"code": "print(sorted(\'312\'))"})'
+    assert (proposal.judged_passed, proposal.judged_error_type, proposal.note) == (
+        False,
+        "tool_call_parse",
+        "the call parses",
+    )
+    assert proposal.source == f"rollout:{episode.pk}/turn:1"
+    assert proposal.source_label.endswith("step 1, group 0, sample 0, turn 1")
+    event = AuditEvent.objects.get(action="verifier.example_proposed")
+    assert event.changes["turn"] == 1
+    # The inspector shows the flag on that turn; the rollout's own verdict is not flagged.
+    groups = api.get(f"/api/v1/runs/{run.pk}/rollout-groups/", {"step": 1}).json()["results"]
+    shown = groups[0]["rollouts"][0]
+    assert shown["flag"] is None
+    assert [(f["turn"], f["status"], f["label"]) for f in shown["turn_flags"]] == [
+        (1, "proposed", "good")
+    ]
+    assert groups[0]["rollouts"][1]["turn_flags"] == []
+
+
+def test_each_turn_and_the_whole_verdict_are_flagged_once(api, client_for, teammate, run, episode):
+    url = flag_url(run, episode)
+    assert client_for(teammate).post(url, {"turn": 3}, format="json").json()["label"] == "bad"
+    again = api.post(url, {"turn": 3, "note": "me too"}, format="json")
+    assert again.status_code == 400
+    assert fields(again) == {
+        "turn": "this verdict is already flagged for the verifier's team to review"
+    }
+    assert api.post(url, {"turn": 1}, format="json").status_code == 201
+    whole = api.post(url, {}, format="json")
+    assert whole.status_code == 201 and whole.json()["turn"] is None
+    assert sorted(ExampleProposal.objects.values_list("turn", flat=True), key=str) == [1, 3, None]
+    groups = api.get(f"/api/v1/runs/{run.pk}/rollout-groups/", {"step": 1}).json()["results"]
+    shown = groups[0]["rollouts"][0]
+    assert [f["turn"] for f in shown["turn_flags"]] == [1, 3]
+    assert shown["flag"]["turn"] is None
+
+
+def test_it_names_the_turn_and_why_it_cannot_be_flagged(api, run, episode):
+    url = flag_url(run, episode)
+    cases = [
+        (9, "out of range: the episode has 4 messages (0 to 3)"),
+        (2, "message 2 is a tool message, not an assistant turn"),
+        (0, "message 0 is a user message, not an assistant turn"),
+    ]
+    for turn, why in cases:
+        response = api.post(url, {"turn": turn}, format="json")
+        assert response.status_code == 400 and fields(response) == {"turn": why}
+    for bad in (-1, "1", True, 1.5):
+        response = api.post(url, {"turn": bad}, format="json")
+        assert response.status_code == 400 and "turn" in fields(response), bad
+    single = Rollout.objects.get(run=run, step=1, group=0, sample=1)
+    response = api.post(flag_url(run, single), {"turn": 1}, format="json")
+    assert fields(response) == {"turn": "this rollout is not an episode: flag its whole verdict"}
+    assert ExampleProposal.objects.count() == 0
+
+
+def test_an_accepted_turn_flag_becomes_a_labelled_turn_outside_the_verifiers_rates(
+    api, client_for, editor, run, episode
+):
+    version = VerifierVersion.objects.get(pk=episode.verifier_version)
+    before = verifiers.evaluate(version)["examples"]
+    flagged = api.post(flag_url(run, episode), {"turn": 1}, format="json").json()
+    accepted = client_for(editor).post(f"/api/v1/example-proposals/{flagged['id']}/accept/", {})
+    assert accepted.status_code == 200, accepted.json()
+    assert (accepted.json()["turn"], accepted.json()["messages"]) == (1, EPISODE[:2])
+    example = LabelledExample.objects.get(pk=accepted.json()["example"])
+    assert (example.label, example.turn, example.messages) == ("good", 1, EPISODE[:2])
+    listed = api.get(f"/api/v1/verifiers/{version.verifier_id}/examples/").json()
+    assert [(e["turn"], e["messages"]) for e in listed] == [(1, EPISODE[:2])]
+    # The turn's verdict was the environment's: the verifier's rates do not count it.
+    assert verifiers.evaluate(version)["examples"] == before
+    groups = api.get(f"/api/v1/runs/{run.pk}/rollout-groups/", {"step": 1}).json()["results"]
+    assert groups[0]["rollouts"][0]["turn_flags"][0]["status"] == "accepted"

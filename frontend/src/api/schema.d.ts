@@ -1655,7 +1655,10 @@ export interface paths {
         put?: never;
         /**
          * @description Flag the completion's verdict as wrong: it is proposed as a labelled example (known
-         *     good if the verifier failed it, known bad if it passed it) to the verifier's team.
+         *     good if the verifier failed it, known bad if it passed it) to the verifier's team. With
+         *     ``turn``, one assistant turn of an episode is flagged: the proposal holds the
+         *     conversation up to and including it (known good if the environment found an error in
+         *     it, known bad if it found none).
          */
         post: operations["runs_rollouts_flag_create"];
         delete?: never;
@@ -3263,6 +3266,12 @@ export interface components {
             };
             label: components["schemas"]["LabelEnum"];
             note?: string;
+            /** @description For a labelled turn of an episode (an accepted turn flag): the conversation up to and including it. */
+            readonly messages: {
+                [key: string]: unknown;
+            }[] | null;
+            /** @description The labelled turn's index in messages; null for a response. The verifier's rates leave labelled turns out: their verdict is the environment's. */
+            readonly turn: number | null;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -3288,6 +3297,12 @@ export interface components {
             /** Format: double */
             readonly judged_reward: number | null;
             readonly note: string;
+            /** @description For a flagged turn of an episode: the conversation up to and including it. */
+            readonly messages: {
+                [key: string]: unknown;
+            }[] | null;
+            /** @description The flagged turn's index in messages; null for a whole response. */
+            readonly turn: number | null;
             readonly source: string;
             readonly source_label: string;
             readonly source_path: string;
@@ -3845,6 +3860,8 @@ export interface components {
              * @default
              */
             note: string;
+            /** @description For an episode: the index in its messages of the assistant turn whose verdict is wrong (a tool call judged malformed that was fine, an environment error blamed on the model). Without it, the whole rollout's verdict is flagged. */
+            turn?: number | null;
         };
         FormatCheck: {
             matches: boolean;
@@ -4298,6 +4315,8 @@ export interface components {
             readonly matches: boolean;
             /** @description Its verdict's flag, if flagged. */
             readonly flag: components["schemas"]["RolloutFlag"] | null;
+            /** @description For an episode: the flags of its turns' verdicts, by turn. */
+            readonly turn_flags: components["schemas"]["RolloutFlag"][];
         };
         /**
          * @description A field a form or multipart body leaves out is left out, as in a JSON body.
@@ -6101,6 +6120,8 @@ export interface components {
             created_by: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description The flagged turn's index in the episode's messages; null when the whole verdict was flagged. */
+            turn: number | null;
         };
         RolloutGroup: {
             step: number;

@@ -143,8 +143,8 @@ export const VERDICT: Verdict = {
 };
 
 export const EXAMPLES: Example[] = [
-  { id: 11, response: "```python\ndef add(a, b):\n    return a + b\n```", expected: { entry_point: "add" }, label: "good", note: "correct", created_at: "2026-01-02T10:00:00Z" },
-  { id: 12, response: "```python\ndef add(a, b):\n    return 3\n```", expected: { entry_point: "add" }, label: "bad", note: "hard-coded", created_at: "2026-01-02T10:00:00Z" },
+  { id: 11, response: "```python\ndef add(a, b):\n    return a + b\n```", expected: { entry_point: "add" }, label: "good", note: "correct", messages: null, turn: null, created_at: "2026-01-02T10:00:00Z" },
+  { id: 12, response: "```python\ndef add(a, b):\n    return 3\n```", expected: { entry_point: "add" }, label: "bad", note: "hard-coded", messages: null, turn: null, created_at: "2026-01-02T10:00:00Z" },
 ];
 
 export const EVALUATION: Evaluation = {
