@@ -91,6 +91,13 @@ is: on a CPU each prefill costs about as much as a step of the whole batch, so n
 join together once half the batch is free, or after this wait."""
 
 
+STREAM_INTERVAL_S = 0.02
+"""How often a streamed completion's new text is handed on, at most: its first piece goes
+as soon as there is one (the time to first token), later ones gather what the decode steps
+of this long made, so a stream costs a piece per interval rather than per token, here and
+wherever it is relayed. 0: every token as it is decoded."""
+
+
 MAX_TURNS = 64
 """The most turns a conversation may have (``messages``: user, assistant and tool turns)."""
 MAX_TOOLS = 32
@@ -166,9 +173,12 @@ class BatchingServer:
         on_done_exit: Callable[[], None] | None = None,
         seed: int = 0,
         generator_for: Callable[[tuple[str, str | None]], Generator] | None = None,
+        stream_interval_s: float = STREAM_INTERVAL_S,
     ) -> None:
         if max_batch < 1 or max_queue < 1:
             raise ValueError("max_batch and max_queue must be at least 1")
+        if stream_interval_s < 0:
+            raise ValueError("stream_interval_s must not be negative")
         self.generator = generator
         self.max_batch = max_batch
         self.max_queue = max_queue
@@ -179,8 +189,15 @@ class BatchingServer:
         self.seed = seed
         self.generator_for = generator_for
         """The generator for a request's own ``encoding``; None: such requests fail."""
+        self.stream_interval_s = stream_interval_s
         self.served = 0
         self.failed = 0
+        self.decode_steps = 0
+        """Decode steps of the running batch so far (continuous batching)."""
+        self.decoded_rows = 0
+        """Rows those steps decoded, together: over ``decode_steps``, the batch's occupancy."""
+        self.prefills = 0
+        """Prefills that admitted newcomers into the running batch."""
         self._queue: queue.Queue[Pending] = queue.Queue(maxsize=max_queue)
         self._done: queue.Queue[list[Pending] | None] = queue.Queue()
         self._batch_seconds: deque[float] = deque(maxlen=20)
@@ -352,6 +369,8 @@ class _Row:
     logprobs: list[float] = field(default_factory=list)
     sent: int = 0
     """Characters of its text already streamed."""
+    streamed_at: float = 0.0
+    """When its text was last streamed (``time.monotonic``)."""
     scored: int = 0
     """Tokens whose log-probabilities were streamed (with the text they spell)."""
     scored_chars: int = 0
@@ -456,7 +475,10 @@ class Continuous:
                 enc = encode_batch(
                     generator.tokenizer, [a.pending.prompt for a in group], generator.prompt_format
                 )
-                logits = self.batch.admit(enc["input_ids"], enc["attention_mask"], group[0].pending.n)
+                logits = self.batch.admit(
+                    enc["input_ids"], enc["attention_mask"], group[0].pending.n
+                )
+                self.server.prefills += 1
             except Exception as exc:  # noqa: BLE001 - these callers get the reason
                 logger.exception("serving.generation_failed")
                 error = f"generation failed: {type(exc).__name__}: {exc}"[:500]
@@ -498,18 +520,21 @@ class Continuous:
         """Sample every row's next token, let finished rows leave, and step the rest."""
         assert self.logits is not None
         tokens, logps = self.sample(self.logits)
-        kept = []
+        kept, now = [], time.monotonic()
         for i, (row, token, logp) in enumerate(
             zip(self.rows, tokens.tolist(), logps.tolist(), strict=True)
         ):
             row.ids.append(token)
             row.logprobs.append(logp)
-            if not self.finished(row):
+            if not self.finished(row, now):
                 kept.append(i)
         if len(kept) < len(self.rows):  # leaving rows cost a copy of the cache: only then
             index = torch.tensor(kept, dtype=torch.long)
             self.rows, tokens = [self.rows[i] for i in kept], tokens[index]
             self.batch.keep(index)
+        if self.rows:
+            self.server.decode_steps += 1
+            self.server.decoded_rows += len(self.rows)
         self.logits = self.batch.step(tokens) if self.rows else None
 
     def sample(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -525,31 +550,35 @@ class Continuous:
             tokens[at], logps[at] = sample(logits[at], request.sampling, request.rng)
         return tokens, logps
 
-    def finished(self, row: _Row) -> bool:
-        """Whether ``row`` is done (then its choice is made); streams its new text."""
+    def finished(self, row: _Row, now: float) -> bool:
+        """Whether ``row`` is done (then its choice is made); streams its new text when its
+        first piece is still to go or ``stream_interval_s`` has passed since its last."""
         request = row.request
         pending, tokenizer = request.pending, request.generator.tokenizer
         ended = row.ids[-1] in request.stops
         full = len(row.ids) >= pending.max_new_tokens
+        due = pending.stream and (
+            row.sent == 0 or now - row.streamed_at >= self.server.stream_interval_s
+        )
         text: str | None = None
-        if pending.stream or pending.stop:
+        if due or pending.stop:
             text = _decoded(tokenizer, row.ids)
             ended = ended or first_stop(text, pending.stop) >= 0
         if not (ended or full):
-            if pending.stream and text is not None:
-                self.stream(row, _settled(text, pending.stop))
+            if due and text is not None:
+                self.stream(row, _settled(text, pending.stop), now)
             return False
         if text is None:
             text = _decoded(tokenizer, row.ids)
         row.made = choice(tokenizer, text, row.ids, row.logprobs,
                           row.ids[-1] not in request.stops, pending)  # fmt: skip
         if pending.stream:
-            self.stream(row, row.made["text"])
+            self.stream(row, row.made["text"], now)
         if all(r.made is not None for r in request.rows):
             self.answer(request)
         return True
 
-    def stream(self, row: _Row, text: str) -> None:
+    def stream(self, row: _Row, text: str, now: float) -> None:
         """The text ``row`` added since its last piece and, when asked, the log-probabilities
         of the tokens that text completes (a token is sent once all its text is)."""
         if len(text) <= row.sent:
@@ -567,7 +596,7 @@ class Continuous:
                 row.scored, row.scored_chars = row.scored + 1, row.scored_chars + len(token)
             event["logprobs"] = {"tokens": tokens, "token_logprobs": values}
         pending.events.put(event)
-        row.sent = len(text)
+        row.sent, row.streamed_at = len(text), now
 
     def answer(self, request: _Admitted) -> None:
         pending, now = request.pending, time.monotonic()
@@ -770,6 +799,9 @@ class ServingHTTP:
             "max_batch": self.server.max_batch,
             "served": self.server.served,
             "failed": self.server.failed,
+            "decode_steps": self.server.decode_steps,
+            "decoded_rows": self.server.decoded_rows,
+            "prefills": self.server.prefills,
             **self.describe(),
         }
 
@@ -821,6 +853,28 @@ class ServingHTTP:
             stream=body.get("stream", False) is True and not body.get("shadow"),
         )  # fmt: skip
         return pending, float(timeout)
+
+
+def _merged(events: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
+    """Streamed pieces with each run of one completion's pieces as one (their text and
+    log-probabilities joined): what came while the last write went out, in fewer lines."""
+    out: list[dict[str, Any]] = []
+    for event in events:
+        if event is None:
+            continue
+        last = out[-1] if out else None
+        if last is None or last.get("index") != event.get("index") or "index" not in event:
+            out.append(dict(event))
+            continue
+        last["text"] += event["text"]
+        if "logprobs" in event:
+            before = last.get("logprobs") or {"tokens": [], "token_logprobs": []}
+            added = event["logprobs"]
+            last["logprobs"] = {
+                "tokens": [*before["tokens"], *added["tokens"]],
+                "token_logprobs": [*before["token_logprobs"], *added["token_logprobs"]],
+            }
+    return out
 
 
 def _objects(body: Mapping[str, Any], name: str, most: int) -> list[dict[str, Any]]:
@@ -998,11 +1052,12 @@ class _Handler(BaseHTTPRequestHandler):
             while events[-1] is not None and not pending.events.empty():
                 events.append(pending.events.get_nowait())  # what came meanwhile, in one write
             last = events.pop()
+            pieces = _merged(events)
             if last is None:
                 last = {"done": True, **pending.answer()}
                 if pending.error is not None:
                     last = {"error": pending.error, "status": 500}
-            lines = [*(e for e in events if e is not None), last]
+            lines = [*pieces, last]
             try:
                 self._chunk(b"".join(json.dumps(e).encode() + b"\n" for e in lines))
                 if "index" not in last:

@@ -364,6 +364,10 @@ SERVING_ADVERTISE_HOST = env_str("SERVING_ADVERTISE_HOST", "") or ""
 PLATFORM_URL = (env_str("PLATFORM_URL", "") or "http://127.0.0.1:8000").rstrip("/")
 # CPU threads each replica's generation uses.
 SERVING_THREADS = env_int("SERVING_THREADS", 1)
+# How often a replica hands on a streamed completion's new text, at most, in seconds (its
+# first piece goes at once): fewer, larger pieces for the replica, the web process and the
+# client to handle (training.serving.STREAM_INTERVAL_S). 0: every token.
+SERVING_STREAM_INTERVAL_S = float(env_str("SERVING_STREAM_INTERVAL_S", "0.02") or 0.02)
 # How long a web process keeps a deployment's route (its replicas and canary) at most: a
 # canary's changes bump a shared revision and are read at once; the rest (a replica getting
 # ready) within this many seconds.

@@ -133,6 +133,7 @@ def serve(replica: Replica, meter: usage.JobMeter | None = None) -> None:
         generator, max_batch=deployment.max_batch, max_queue=deployment.max_queue,
         on_done=recorder, on_done_exit=lambda: connection.close(),
         generator_for=Encodings(model, tokenizer, fmt),
+        stream_interval_s=settings.SERVING_STREAM_INTERVAL_S,
     )  # fmt: skip
     if not replica.secret:
         raise ValueError("the replica has no secret to check the platform's requests with")

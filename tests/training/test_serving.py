@@ -20,6 +20,7 @@ from training.serving import (
     Pending,
     QueueFull,
     ServingHTTP,
+    _merged,
     sign,
 )
 
@@ -370,7 +371,7 @@ def test_requests_arriving_while_others_decode_join_and_answer_as_alone(generato
 
 
 def test_it_streams_each_completion_as_it_is_generated(generator) -> None:  # type: ignore[no-untyped-def]
-    server = BatchingServer(generator, max_batch=4)
+    server = BatchingServer(generator, max_batch=4, stream_interval_s=0.0)
     http = ServingHTTP(server)
     server.start()
     http.start()
@@ -394,6 +395,49 @@ def test_it_streams_each_completion_as_it_is_generated(generator) -> None:  # ty
     assert len(pieces) >= 2 and all(e["text"] for e in pieces)  # token by token, not at once
 
 
+def test_a_stream_sends_its_first_piece_at_once_and_gathers_the_rest(generator) -> None:  # type: ignore[no-untyped-def]
+    prompt = digits.make_item("86420").prompt
+    greedy = generator.generate([prompt], SamplingConfig(max_new_tokens=10, temperature=0.0))
+    text = greedy.texts[0]
+    assert len(text) > 2
+    server = BatchingServer(generator, stream_interval_s=3600.0)  # no second piece is ever due
+    server.start()
+    try:
+        pending = server.submit(Pending(prompt, 10, 0.0, n=2, stream=True))
+        assert pending.done.wait(30) and pending.error is None
+    finally:
+        server.stop()
+    pieces: dict[int, list[str]] = {0: [], 1: []}
+    while (event := pending.events.get(timeout=1)) is not None:
+        pieces[event["index"]].append(event["text"])
+    tokens = pending.choices[0]["output_tokens"]
+    assert tokens > 2
+    for index in (0, 1):  # the first token's text, then what the other steps made, at the end
+        assert 1 <= len(pieces[index]) <= 2 and all(pieces[index])
+        assert "".join(pieces[index]) == pending.choices[index]["text"] == text
+    # one prefill, then a step of both rows for each token after the first
+    assert (server.prefills, server.decode_steps) == (1, tokens - 1)
+    assert server.decoded_rows == 2 * server.decode_steps
+
+
+def test_streamed_pieces_that_came_together_go_out_as_one_line_per_completion() -> None:
+    scored = [{"tokens": [t], "token_logprobs": [-0.5 * i]} for i, t in enumerate("abc")]
+    events = [
+        {"index": 0, "text": "a", "logprobs": scored[0]},
+        {"index": 0, "text": "b", "logprobs": scored[1]},
+        None,
+        {"index": 1, "text": "x"},
+        {"index": 0, "text": "c", "logprobs": scored[2]},
+    ]
+    assert _merged(events) == [
+        {"index": 0, "text": "ab",
+         "logprobs": {"tokens": ["a", "b"], "token_logprobs": [-0.0, -0.5]}},
+        {"index": 1, "text": "x"},
+        {"index": 0, "text": "c", "logprobs": scored[2]},
+    ]  # fmt: skip
+    assert events[0] == {"index": 0, "text": "a", "logprobs": scored[0]}  # not changed
+
+
 def test_a_stream_stops_at_a_stop_string_and_never_sends_past_it(generator) -> None:  # type: ignore[no-untyped-def]
     prompt = digits.make_item("9753").prompt
     greedy = generator.generate([prompt], SamplingConfig(max_new_tokens=10, temperature=0.0))
@@ -415,7 +459,9 @@ def test_a_stream_stops_at_a_stop_string_and_never_sends_past_it(generator) -> N
 
 def test_a_continuous_server_keeps_its_queue_bound_and_batch_limit(generator) -> None:  # type: ignore[no-untyped-def]
     server = BatchingServer(generator, max_batch=2, max_queue=3, batch_wait_s=0.05)
-    waiting = [server.submit(Pending(digits.make_item(d).prompt, 8, 0.0)) for d in ("12", "34", "56")]
+    waiting = [
+        server.submit(Pending(digits.make_item(d).prompt, 8, 0.0)) for d in ("12", "34", "56")
+    ]
     with pytest.raises(QueueFull) as full:
         server.submit(Pending("sort 78=", 4, 0.0))
     assert full.value.retry_after_s >= 1 and server.queued == 3
