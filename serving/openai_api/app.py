@@ -100,9 +100,7 @@ class OpenAIApp:
         else:
             await _send_json(send, status, body, headers)
 
-    async def handle(
-        self, scope: Scope, receive: Receive
-    ) -> tuple[int, Body, dict[str, str]]:
+    async def handle(self, scope: Scope, receive: Receive) -> tuple[int, Body, dict[str, str]]:
         path, method = scope["path"].rstrip("/"), scope["method"]
         kind = PATHS.get(path)
         if kind is None and not path.startswith("/v1/models"):
@@ -256,7 +254,11 @@ class OpenAIApp:
         return serving.Outcome(answer.status, serving.json_object(answer.body), headers), None
 
     async def relay(
-        self, deployment: Deployment, ask: Ask, head: protocol.Answered, replica: Any,
+        self,
+        deployment: Deployment,
+        ask: Ask,
+        head: protocol.Answered,
+        replica: Any,
         events: Events,
     ) -> AsyncIterator[bytes]:
         """The replica's streamed pieces as server-sent chunks as they come, then each
@@ -267,6 +269,7 @@ class OpenAIApp:
         # With tools offered, text that may be a tool call waits for the end (and every
         # log-probability goes with the finish, since held text has none of its own).
         held: dict[int, tool_output.HeldText] | None = {} if ask.tools else None
+        prefix = protocol.chunk_prefix(ask.kind, head)
         try:
             async for event in events:
                 if "index" in event:
@@ -278,6 +281,9 @@ class OpenAIApp:
                         text = held.setdefault(index, tool_output.HeldText()).feed(text)
                         if not text:
                             continue
+                    if found is None and index in opened:  # most pieces: only the text is new
+                        yield protocol.text_event(ask.kind, prefix, index, text)
+                        continue
                     chunk = protocol.piece(ask.kind, head, index, text,
                                            first=index not in opened, scored=found,
                                            before=chars)  # fmt: skip

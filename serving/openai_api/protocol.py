@@ -537,9 +537,25 @@ def piece(
     return {**_chunk_head(kind, answered), "choices": [made]}
 
 
-def tool_calls_chunk(
-    answered: Answered, index: int, calls: list[dict[str, Any]]
-) -> dict[str, Any]:
+def chunk_prefix(kind: str, answered: Answered) -> bytes:
+    """The bytes every streamed chunk of ``answered`` starts with (``data: ``, its head and
+    the opening of its ``choices``), encoded once per stream for ``text_event``."""
+    head = json.dumps(_chunk_head(kind, answered), separators=(",", ":"))
+    return b"data: " + head[:-1].encode() + b',"choices":['
+
+
+def text_event(kind: str, prefix: bytes, index: int, text: str) -> bytes:
+    """``event(piece(kind, answered, index, text, first=False))`` built on ``chunk_prefix``'s
+    bytes: a piece of text with no log-probabilities, only its text encoded anew."""
+    body = json.dumps(text)
+    if kind == CHAT:
+        made = f'{{"index":{index},"delta":{{"content":{body}}},"logprobs":null,'
+    else:
+        made = f'{{"index":{index},"text":{body},"logprobs":null,'
+    return prefix + made.encode() + b'"finish_reason":null}]}\n\n'
+
+
+def tool_calls_chunk(answered: Answered, index: int, calls: list[dict[str, Any]]) -> dict[str, Any]:
     """A chat chunk carrying choice ``index``'s tool calls whole, each with its ``index``."""
     delta = {"tool_calls": [{"index": k, **call} for k, call in enumerate(calls)]}
     made = {"index": index, "delta": delta, "logprobs": None, "finish_reason": None}

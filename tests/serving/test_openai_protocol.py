@@ -17,7 +17,13 @@ def parse(kind: str, **body):  # type: ignore[no-untyped-def]
 def test_it_reads_a_chat_with_its_system_message_and_openai_defaults() -> None:
     ask = parse(CHAT, messages=[{"role": "system", "content": "S"}, {"role": "user", "content":
                 [{"type": "text", "text": "hi"}]}], stop="\n", user="k", max_completion_tokens=9)  # fmt: skip
-    assert (ask.system, ask.prompt, ask.stop, ask.key, ask.max_tokens) == ("S", "hi", ("\n",), "k", 9)
+    assert (ask.system, ask.prompt, ask.stop, ask.key, ask.max_tokens) == (
+        "S",
+        "hi",
+        ("\n",),
+        "k",
+        9,
+    )
     assert (ask.temperature, ask.top_p, ask.n, ask.seed, ask.stream) == (None, 1.0, 1, None, False)
     assert parse(TEXT, prompt=["go"], logprobs=0).logprobs is True
 
@@ -71,3 +77,16 @@ def test_a_stream_carries_each_choice_then_its_finish_then_the_usage() -> None:
     whole = protocol.text_body(answered)
     assert whole["choices"][0]["logprobs"]["text_offset"] == [0, 1]
     assert protocol.event(chunks[0]).startswith(b"data: {") and protocol.DONE == b"data: [DONE]\n\n"
+
+
+@pytest.mark.parametrize("kind", [CHAT, TEXT])
+def test_a_text_piece_built_on_the_encoded_prefix_is_the_chunk_it_stands_for(kind: str) -> None:
+    answered = Answered(
+        id="chatcmpl-2", created=7, model='team/"m"', prompt_tokens=1, fingerprint="m-v2",
+        extra={"request_id": "r"}, choices=[],
+    )  # fmt: skip
+    prefix = protocol.chunk_prefix(kind, answered)
+    for index, text in ((0, "12"), (3, 'a "quoted"\\ line\n'), (1, "é ü 中 \U0001f600"), (0, "")):
+        made = protocol.text_event(kind, prefix, index, text)
+        assert made == protocol.event(protocol.piece(kind, answered, index, text, first=False))
+        assert json.loads(made.removeprefix(b"data: "))["choices"][0]["index"] == index
