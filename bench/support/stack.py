@@ -134,7 +134,10 @@ def server(
         wait_until_up(health_url, process, log)
         yield process
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        # A server that exited by itself (say, its module is not installed) has no group left
+        # to signal: the reason wait_until_up gives is what the bench reports, not this.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
