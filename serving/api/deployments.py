@@ -290,6 +290,19 @@ class DeploymentSerializer(serializers.ModelSerializer):
         return None if found is None else dict(CanarySerializer(found).data)
 
 
+def limited(field: type[serializers.Field], key: str) -> serializers.Field:
+    """An optional setting within the service's limits, so that the schema states them (the
+    service checks them again, for callers that skip the serializer)."""
+    low, high = deployments.LIMITS[key]
+    why = f"must be between {low} and {high}"
+    return field(
+        required=False,
+        min_value=low,
+        max_value=high,
+        error_messages={"min_value": why, "max_value": why},
+    )
+
+
 class DeploymentPatchSerializer(StrictSerializer):
     """What may change on a deployment: its name and how it generates."""
 
@@ -297,11 +310,11 @@ class DeploymentPatchSerializer(StrictSerializer):
     served_format = serializers.JSONField(
         required=False, help_text="What the deployment states about its prompt format."
     )
-    max_new_tokens = serializers.IntegerField(required=False)
-    temperature = serializers.FloatField(required=False)
-    timeout_s = serializers.FloatField(required=False)
-    max_queue = serializers.IntegerField(required=False)
-    max_batch = serializers.IntegerField(required=False)
+    max_new_tokens = limited(serializers.IntegerField, "max_new_tokens")
+    temperature = limited(serializers.FloatField, "temperature")
+    timeout_s = limited(serializers.FloatField, "timeout_s")
+    max_queue = limited(serializers.IntegerField, "max_queue")
+    max_batch = limited(serializers.IntegerField, "max_batch")
 
 
 class DeploymentWriteSerializer(DeploymentPatchSerializer):
@@ -322,11 +335,16 @@ class ServePromptSerializer(StrictSerializer):
         "task's own prompt (a different one is refused).",
     )
     key = serializers.CharField(
-        required=False, help_text="Keeps a caller on one side of a split canary (sticky)."
+        required=False,
+        max_length=200,
+        help_text="Keeps a caller on one side of a split canary (sticky).",
     )
-    family = serializers.CharField(required=False, help_text="A task family's slug, to verify.")
+    family = serializers.CharField(
+        required=False, max_length=100, help_text="A task family's slug, to verify."
+    )
     task = serializers.CharField(
         required=False,
+        max_length=100,
         help_text="A task's content hash in the family: its reference in the pool judges the "
         "answer, and a canary counts that verdict.",
     )
@@ -340,8 +358,8 @@ class ServePromptSerializer(StrictSerializer):
         help_text="Default: the one the served model was trained with; another one is judged "
         "for you to read, never counted by a canary.",
     )
-    max_new_tokens = serializers.IntegerField(required=False)
-    temperature = serializers.FloatField(required=False)
+    max_new_tokens = limited(serializers.IntegerField, "max_new_tokens")
+    temperature = limited(serializers.FloatField, "temperature")
     format = serializers.JSONField(
         required=False,
         help_text="What the caller formats otherwise: prompt_template, chat_template, "

@@ -15,6 +15,7 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
+from drf_spectacular.generators import SchemaGenerator
 
 from crucible.accounts import services as accounts
 from crucible.asgi import application
@@ -46,6 +47,22 @@ def deployment(owner, team, served) -> Deployment:  # type: ignore[no-untyped-de
     return deployments.create(
         owner, team, name="Sorter", slug="sorter", registered_model=served.model
     )
+
+
+def test_the_schema_states_a_deployments_limits_and_a_setting_past_them_is_refused(  # type: ignore[no-untyped-def]
+    api, deployment
+) -> None:
+    schemas = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+    for name in ("DeploymentWriteRequest", "PatchedDeploymentPatchRequest", "ServePromptRequest"):
+        properties = schemas[name]["properties"]
+        for key, (low, high) in deployments.LIMITS.items():
+            if key in properties:
+                assert (properties[key]["minimum"], properties[key]["maximum"]) == (low, high)
+    assert schemas["ServePromptRequest"]["properties"]["key"]["maxLength"] == 200
+    for key, value in (("max_new_tokens", 0), ("max_batch", 257), ("timeout_s", 0.1)):
+        refused = api.patch(f"{URL}sorter/", {key: value}, format="json")
+        assert refused.status_code == 400 and "between" in fields(refused)[key], refused.content
+    assert api.patch(f"{URL}sorter/", {"max_batch": 256}, format="json").status_code == 200
 
 
 def test_a_deployment_refuses_bad_settings_and_a_taken_slug(api, team, served, deployment) -> None:  # type: ignore[no-untyped-def]
