@@ -70,6 +70,20 @@ class AutoSchema(openapi.AutoSchema):
                 responses[code] = self._get_response_for_code(error, code, direction=direction)
         return responses
 
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> Any:
+        """A list of objects states how many items it takes (``many=True, allow_empty=False``
+        is ``minItems: 1``), as a list field's length validators already do."""
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if isinstance(field, serializers.ListSerializer) and schema.get("type") == "array":
+            least = max(field.min_length or 0, 0 if field.allow_empty else 1)
+            if least:
+                schema["minItems"] = least
+            if field.max_length is not None:
+                schema["maxItems"] = field.max_length
+        return schema
+
     def map_parsers(self) -> list[Any]:
         """A body with nested objects or lists is documented as JSON only: a form can carry
         flat fields alone, so a form body the schema allowed would be refused."""

@@ -162,7 +162,10 @@ class EvaluationCreateSerializer(EvaluationSettingsSerializer):
     checkpoint = serializers.IntegerField(required=False, help_text="A checkpoint id, or:")
     model = serializers.CharField(required=False, help_text="A base model of the catalogue.")
     families = FamilyChoiceSerializer(
-        many=True, required=False, help_text="What to evaluate, with the settings; or:"
+        many=True,
+        allow_empty=False,
+        required=False,
+        help_text="What to evaluate, with the settings; or:",
     )
     suite = serializers.IntegerField(
         required=False,

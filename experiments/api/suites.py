@@ -61,7 +61,9 @@ class EvaluationSuiteWriteSerializer(EvaluationSettingsSerializer):
     name = serializers.CharField(max_length=120, help_text="Unique in the team.")
     description = serializers.CharField(max_length=10_000, allow_blank=True, required=False)
     families = FamilyChoiceSerializer(
-        many=True, help_text="Pool versions, each with its verifier version and threshold."
+        many=True,
+        allow_empty=False,
+        help_text="Pool versions, each with its verifier version and threshold.",
     )
 
     def validate_families(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
+from drf_spectacular.generators import SchemaGenerator
 
 from experiments.catalogue import TINY_MODEL
 from experiments.models import EvaluationJob, EvaluationSuite
@@ -125,3 +126,14 @@ def test_an_evaluation_takes_a_suite_or_families_not_both(api, pinned, sent):
     assert not EvaluationJob.objects.exists()
     plain = api.post("/api/v1/evaluations/", {**start, "families": families}, format="json")
     assert plain.status_code == 202 and plain.json()["suite"] is None and plain.json()["k"] == 4
+
+
+def test_a_suite_and_an_evaluation_take_at_least_one_family_as_the_schema_states(api, pinned, sent):
+    schemas = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+    for name in ("EvaluationSuiteWriteRequest", "EvaluationCreateRequest"):
+        assert schemas[name]["properties"]["families"]["minItems"] == 1
+    start = {"team": "reasoning", "model": TINY_MODEL, "families": []}
+    for url, empty in ((URL, body(pinned, families=[])), ("/api/v1/evaluations/", start)):
+        response = api.post(url, empty, format="json")
+        assert response.status_code == 400 and set(fields(response)) == {"families"}
+    assert not EvaluationSuite.objects.exists() and not EvaluationJob.objects.exists()
