@@ -16,6 +16,7 @@ const VERSION = {
   source: "generator",
   source_detail: {},
   held_out_fraction: 0.1,
+  environment: null,
   task_count: 30,
   train_count: 27,
   held_out_count: 3,

@@ -108,7 +108,7 @@ function FamiliesTable({
                 {version ? `${version.train_count} train · ${version.held_out_count} held-out · ${levelsOf(version)}` : ""}
               </span>
               {family && <span className="ex-chip">{family.kind}</span>}
-              {family?.environment && <EnvironmentChip environment={family.environment} />}
+              {version?.environment && <EnvironmentChip environment={version.environment} />}
             </div>
             <VerifierSelect
               poolVersion={id}
@@ -162,8 +162,8 @@ function CurriculumOption({
   );
 }
 
-/** A family played as an environment trains on episodes: its kind and limits, said where it is chosen. */
-function EnvironmentChip({ environment }: { environment: NonNullable<Family["environment"]> }) {
+/** A version played as an environment trains on episodes: the kind and limits it froze, said where it is chosen. */
+function EnvironmentChip({ environment }: { environment: NonNullable<PoolVersion["environment"]> }) {
   const { max_turns, max_tokens_per_turn, max_total_tokens } = environment.limits;
   return (
     <span

@@ -11,6 +11,7 @@ export const POOL_VERSION: PoolVersion = {
   source: "generator",
   source_detail: {},
   held_out_fraction: 0.1,
+  environment: null,
   task_count: 100,
   train_count: 90,
   held_out_count: 10,

@@ -55,6 +55,24 @@ describe("Pool version", () => {
     expect(screen.getByText("+5 added")).toBeInTheDocument();
   });
 
+  it("says how the version is played: the environment it froze, not its family's", async () => {
+    const frozen = { kind: "guess-number", limits: { max_turns: 2, max_tokens_per_turn: 4, max_total_tokens: 96 } };
+    versionApi({
+      "GET /api/v1/families/3/": { body: { ...FAMILY, environment: { ...frozen, limits: { ...frozen.limits, max_turns: 7 } } } },
+      "GET /api/v1/pool-versions/11/": { body: { ...VERSION, environment: frozen } },
+    });
+    renderApp("/task-families/3/versions/11");
+    expect(await screen.findByLabelText("How this version is played", {}, { timeout: 5000 })).toHaveTextContent(
+      "Played as episodes of guess-number (≤ 2 turns, 4 tokens a turn, 96 in all)",
+    );
+  });
+
+  it("says a single-turn version is played as single responses", async () => {
+    versionApi();
+    renderApp("/task-families/3/versions/11");
+    expect(await screen.findByLabelText("How this version is played", {}, { timeout: 5000 })).toHaveTextContent("Played as single responses");
+  });
+
   it("shows the prompts and levels of the tasks the version added and removed", async () => {
     versionApi();
     renderApp("/task-families/3/versions/11");

@@ -113,6 +113,18 @@ export function PoolVersionRoute() {
               {v.content_hash.slice(0, 16)}
             </span>
             {v.note && <> · {v.note}</>}
+            <br />
+            <span aria-label="How this version is played" title="Frozen with the version: an edit of the family's environment makes new versions, never changes this one.">
+              Played as{" "}
+              {v.environment ? (
+                <strong>
+                  episodes of {v.environment.kind} (≤ {v.environment.limits.max_turns} turns, {v.environment.limits.max_tokens_per_turn} tokens a turn,{" "}
+                  {v.environment.limits.max_total_tokens} in all)
+                </strong>
+              ) : (
+                <strong>single responses</strong>
+              )}
+            </span>
           </>
         }
       />

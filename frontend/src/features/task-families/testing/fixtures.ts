@@ -33,6 +33,7 @@ export const VERSION: PoolVersion = {
   source: "generator",
   source_detail: { seed: 1 },
   held_out_fraction: 0.1,
+  environment: null,
   task_count: 20,
   train_count: 17,
   held_out_count: 3,
