@@ -1,3 +1,5 @@
+import type { ReactNode } from "react";
+
 import "./conversation.css";
 
 /** A tool call in the OpenAI chat shape: the tool's name and its arguments as JSON text. */
@@ -48,7 +50,7 @@ function TurnBadge({ verdict }: { verdict: TurnVerdict }) {
   return <span className="badge badge-success">clean turn</span>;
 }
 
-function Message({ message, turn }: { message: ConversationMessage; turn: number | null }) {
+function Message({ message, turn, extra }: { message: ConversationMessage; turn: number | null; extra?: ReactNode }) {
   const label = message.role === "tool" ? `Tool${message.name ? ` · ${message.name}` : ""}` : (ROLE_LABELS[message.role] ?? message.role);
   return (
     <li className={`cv-message cv-${message.role}`} aria-label={turn !== null ? `Turn ${turn}` : label} data-role={message.role}>
@@ -67,16 +69,32 @@ function Message({ message, turn }: { message: ConversationMessage; turn: number
           <pre className="cv-text">{prettyArguments(call.function.arguments)}</pre>
         </div>
       ))}
+      {extra}
     </li>
   );
 }
 
+/** What a page adds below an assistant turn (the inspector: the turn's flag): called with the
+ * message's index in the episode and the turn's number. */
+export type TurnExtra = (index: number, turn: number) => ReactNode;
+
 /**
  * An episode as a conversation: the opening (system and task), then each assistant turn with
  * its tool calls and per-turn verdict, the tools' results and the environment's feedback.
- * `hideOpening` drops system and first user messages where the page shows the prompt already.
+ * `hideOpening` drops system and first user messages where the page shows the prompt already;
+ * `turnExtra` adds something below each assistant turn.
  */
-export function Conversation({ messages, hideOpening = false, label = "Conversation" }: { messages: ConversationMessage[]; hideOpening?: boolean; label?: string }) {
+export function Conversation({
+  messages,
+  hideOpening = false,
+  label = "Conversation",
+  turnExtra,
+}: {
+  messages: ConversationMessage[];
+  hideOpening?: boolean;
+  label?: string;
+  turnExtra?: TurnExtra;
+}) {
   const firstAssistant = messages.findIndex((m) => m.role === "assistant");
   let turn = 0;
   const shown = messages.map((message, index) => {
@@ -88,7 +106,7 @@ export function Conversation({ messages, hideOpening = false, label = "Conversat
   return (
     <ol className="cv" aria-label={label}>
       {visible.map(({ message, index, turn: n }) => (
-        <Message key={index} message={message} turn={n} />
+        <Message key={index} message={message} turn={n} extra={n !== null && turnExtra ? turnExtra(index, n) : undefined} />
       ))}
     </ol>
   );

@@ -2,7 +2,7 @@ import { useEffect, useId, useState } from "react";
 import { useSearchParams } from "react-router";
 
 import { formatValue } from "@/components/charts/time-series-chart";
-import { Conversation, asConversation } from "@/components/conversation/conversation";
+import { Conversation, asConversation, type ConversationMessage } from "@/components/conversation/conversation";
 import { QueryPlaceholder } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { ErrorMessage } from "@/components/ui/error-message";
@@ -78,12 +78,72 @@ function proposal(rollout: InspectedRollout): string {
   return rollout.passed ? "a known bad example (the verifier passed it)" : "a known good example (the verifier failed it)";
 }
 
-function FlagBadge({ flag }: { flag: NonNullable<InspectedRollout["flag"]> }) {
+type Flag = NonNullable<InspectedRollout["flag"]>;
+
+function FlagBadge({ flag }: { flag: Flag }) {
   const text = { proposed: "flagged: awaiting review", accepted: "flag accepted", rejected: "flag rejected" }[flag.status] ?? flag.status;
+  const what = flag.turn === null ? "Proposed" : "Turn proposed";
   return (
-    <span className="badge badge-accent rn-flag" title={`Proposed as known ${flag.label} by ${flag.created_by ?? "someone"}`}>
+    <span className="badge badge-accent rn-flag" title={`${what} as known ${flag.label} by ${flag.created_by ?? "someone"}`}>
       {text}
     </span>
+  );
+}
+
+/** What flagging a turn's verdict proposes, in words: the environment's verdict on the turn
+ * was wrong either way. */
+function turnProposal(message: ConversationMessage): string {
+  const error = message.verdict?.error;
+  return error
+    ? `This turn was judged ${error}, but it was fine: propose it to the verifier's team as a known good turn`
+    : "This turn was judged clean, but it was not: propose it to the verifier's team as a known bad turn";
+}
+
+function TurnFlagForm({ runId, rollout, index, turn, onDone }: { runId: number; rollout: InspectedRollout; index: number; turn: number; onDone: () => void }) {
+  const flag = useFlagRollout(runId);
+  const [note, setNote] = useState("");
+  const noteId = useId();
+  const message = (rollout.messages as ConversationMessage[])[index]!;
+  return (
+    <form
+      className="rn-flag-form rn-turn-flag-form"
+      aria-label={`Flag the verdict of turn ${turn} of sample ${rollout.sample}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        flag.mutate({ rolloutId: rollout.id, note, turn: index }, { onSuccess: onDone });
+      }}
+    >
+      <p>{turnProposal(message)}, with the conversation up to and including it.</p>
+      <label htmlFor={noteId}>Why (optional)</label>
+      <input id={noteId} className="input" maxLength={300} value={note} onChange={(e) => setNote(e.target.value)} />
+      <ErrorMessage error={flag.error} />
+      <div className="row">
+        <button type="submit" className="btn btn-primary btn-sm" disabled={flag.isPending}>
+          {flag.isPending ? "Flagging…" : "Send flag"}
+        </button>
+        <button type="button" className="btn btn-sm" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Below an assistant turn of an episode: its flag with its status, or a way to flag it. */
+function TurnFlag({ runId, rollout, index, turn, flag }: { runId: number; rollout: InspectedRollout; index: number; turn: number; flag: Flag | undefined }) {
+  const [flagging, setFlagging] = useState(false);
+  return (
+    <div className="rn-turn-flag">
+      {flag ? (
+        <FlagBadge flag={flag} />
+      ) : flagging ? (
+        <TurnFlagForm runId={runId} rollout={rollout} index={index} turn={turn} onDone={() => setFlagging(false)} />
+      ) : (
+        <button type="button" className="btn btn-sm" aria-label={`Flag turn ${turn} of sample ${rollout.sample}`} aria-expanded={false} onClick={() => setFlagging(true)}>
+          Flag turn verdict
+        </button>
+      )}
+    </div>
   );
 }
 
@@ -133,7 +193,14 @@ function CompletionRow({ runId, rollout, dim }: { runId: number; rollout: Inspec
         <td className="rn-completion-cell">
           {episode ? (
             <div className="rn-episode">
-              <Conversation messages={episode} hideOpening label={`Episode of sample ${rollout.sample}`} />
+              <Conversation
+                messages={episode}
+                hideOpening
+                label={`Episode of sample ${rollout.sample}`}
+                turnExtra={(index, turn) => (
+                  <TurnFlag runId={runId} rollout={rollout} index={index} turn={turn} flag={rollout.turn_flags.find((f) => f.turn === index)} />
+                )}
+              />
             </div>
           ) : (
             <pre className="rn-text rn-completion">{rollout.completion || <span className="subtle">(empty)</span>}</pre>
@@ -300,7 +367,8 @@ function NumberField({ id, label, value, placeholder, onChange }: { id: string; 
  * The rollout inspector: each step's groups (the prompt and its G completions, each with its
  * layered verdict, error type, reward parts and advantage), filtered by step, family, level,
  * verdict, error type, reward range and text. The filters live in the URL, so a chart's point
- * links here at its step. A completion whose verdict looks wrong can be flagged.
+ * links here at its step. A completion whose verdict looks wrong can be flagged, and so can
+ * one turn of an episode whose verdict looks wrong.
  */
 export function RolloutInspector({ run, metricKeys }: { run: Run; metricKeys: string[] }) {
   const [params, setParams] = useSearchParams();

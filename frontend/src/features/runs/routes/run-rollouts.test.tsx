@@ -13,7 +13,7 @@ import { FakeSocket } from "../testing/fake-socket";
 vi.mock("uplot", () => import("@/testing/fake-uplot"));
 
 function inspected(sample: number, passed: boolean, changes: Partial<InspectedRollout> = {}): InspectedRollout {
-  return { ...rollout(sample, passed), matches: true, flag: null, ...changes };
+  return { ...rollout(sample, passed), matches: true, flag: null, turn_flags: [], ...changes };
 }
 
 function group(rollouts: InspectedRollout[]): RolloutGroup {
@@ -28,7 +28,7 @@ const WITH_ERRORS = {
   points: { ...METRICS.points, "success/digits": KL, "errors/wrong_answer": KL },
 };
 
-const FLAG = { id: 5, status: "proposed", label: "good", verifier: 2, created_by: "ada", created_at: "2026-01-01T10:09:00Z" };
+const FLAG = { id: 5, status: "proposed", label: "good", verifier: 2, created_by: "ada", created_at: "2026-01-01T10:09:00Z", turn: null };
 
 function inspectorApi(groups: (request: RecordedRequest) => RolloutGroup[], extra: Parameters<typeof mockApi>[0] = {}) {
   return mockApi({
@@ -136,6 +136,47 @@ describe("Rollout inspector", () => {
     // The prompt is the card's; a single-turn rollout stays a plain completion.
     expect(within(conversation).queryByText("guess 1-15?")).not.toBeInTheDocument();
     expect(screen.getByText("123")).toBeInTheDocument();
+  });
+
+  it("flags one turn of an episode and shows the flag on that turn with its status", async () => {
+    const messages = [
+      { role: "user", content: "sort 312" },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "python", arguments: '{"code": "print(123)"}' } }],
+        verdict: { error: "tool_call_parse" },
+      },
+      { role: "tool", content: "123", tool_call_id: "c1", name: "python" },
+      { role: "assistant", content: "123", verdict: { error: null } },
+    ];
+    let turnFlags: InspectedRollout["turn_flags"] = [{ ...FLAG, id: 6, status: "accepted", label: "bad", turn: 3 }];
+    const episode = () => ({ ...inspected(0, true, { prompt: "sort 312", completion: "123" }), messages, turn_flags: turnFlags }) as InspectedRollout;
+    const { requests } = inspectorApi(() => [group([episode()])], {
+      "POST /api/v1/runs/7/rollouts/100/flag/": () => {
+        turnFlags = [{ ...FLAG, turn: 1 }, ...turnFlags];
+        return { status: 201, body: { ...FLAG, turn: 1 } };
+      },
+    });
+    renderApp("/runs/7/rollouts?step=12");
+    const user = userEvent.setup();
+    const conversation = await screen.findByRole("list", { name: "Episode of sample 0" }, { timeout: 5000 });
+    const second = within(conversation).getByRole("listitem", { name: "Turn 2" });
+    // A turn flagged before shows its status where the turn is; the other can be flagged.
+    expect(second).toHaveTextContent("flag accepted");
+    expect(within(second).queryByRole("button", { name: /^Flag turn/ })).not.toBeInTheDocument();
+    const first = within(conversation).getByRole("listitem", { name: "Turn 1" });
+    await user.click(within(first).getByRole("button", { name: "Flag turn 1 of sample 0" }));
+    const form = within(first).getByRole("form", { name: "Flag the verdict of turn 1 of sample 0" });
+    expect(form).toHaveTextContent("This turn was judged tool_call_parse, but it was fine");
+    expect(form).toHaveTextContent("known good turn");
+    await user.type(within(form).getByLabelText("Why (optional)"), "the call parses");
+    await user.click(within(form).getByRole("button", { name: "Send flag" }));
+    await waitFor(() => expect(within(first).getByText("flagged: awaiting review")).toBeInTheDocument());
+    expect(requests.find((r) => r.method === "POST")?.body).toEqual({ note: "the call parses", turn: 1 });
+    expect(within(first).queryByRole("button", { name: "Flag turn 1 of sample 0" })).not.toBeInTheDocument();
+    // The rollout's own verdict is still unflagged.
+    expect(screen.getByRole("button", { name: "Flag verdict of sample 0" })).toBeInTheDocument();
   });
 
   it("opens the rollouts of the step of a chart point that is clicked", async () => {
