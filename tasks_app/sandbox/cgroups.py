@@ -115,15 +115,14 @@ def _write(directory: str, name: str, value: str, missing_ok: bool = False) -> N
             raise
 
 
-def join(dirs: list[str]) -> None:
-    """Move the calling process into every group (pids are read in the caller's namespace)."""
-    pid = str(os.getpid()).encode()
+def join(dirs: list[str], pid: int | None = None) -> None:
+    """Move process ``pid`` (by default the caller) into every group; pids are read in the
+    caller's namespace."""
+    number = str(os.getpid() if pid is None else pid).encode()
     for path in dirs:
-        # os.open, not open(): a unit joins before it runs anything, and every object it
-        # builds then is a page copied from its zygote.
         fd = os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY)
         try:
-            os.write(fd, pid)
+            os.write(fd, number)
         finally:
             os.close(fd)
 

@@ -114,7 +114,10 @@ class Pen:
         if template.layers.cgroups:
             ceiling = isolate.CEILING
             dirs = cgroups.create_unit(layout, name, ceiling.cgroup_bytes(), ceiling.max_pids)
-        jail = dataclasses.replace(template, limits=isolate.CEILING, cgroup_dirs=dirs)
+        # Units are moved into the group when the keeper takes one (see unit()), not when
+        # the zygote forks it: a zygote forks units ahead in batches, and the group must
+        # hold one unit at a time.
+        jail = dataclasses.replace(template, limits=isolate.CEILING, cgroup_dirs=[])
         others = [pen.zygote for pen in siblings]
         zygote = Zygote.start(jail, inmate.serve_request, FUNCTION_OUTPUT_LIMIT, conn, others)
         return cls(layout, name, dirs, zygote)
@@ -122,6 +125,13 @@ class Pen:
     def unit(self) -> Unit:
         oom_before = cgroups.oom_count(self.layout, self.name) if self.dirs else 0
         unit = self.zygote.unit(FUNCTION_OUTPUT_LIMIT)
+        if self.dirs:
+            try:
+                # Before the unit's request is sent, so before it runs any code of it.
+                cgroups.join(self.dirs, unit.pid)
+            except OSError:
+                unit.kill()
+                raise
         unit.oom_check = functools.partial(cgroups.oom_killed, self.layout, self.name, oom_before)
         return unit
 
@@ -336,8 +346,6 @@ def _exit_code(status: int | None) -> int | None:
     if status is None:
         return None
     return os.waitstatus_to_exitcode(status)
-
-
 
 
 def _check_function(

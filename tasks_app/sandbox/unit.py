@@ -90,7 +90,7 @@ class Unit:
         deadline = time.monotonic() + jail.limits.timeout
         pid = linux.fork_bare()  # forked by a zygote, which runs one thread
         if pid == 0:
-            _child(jail, body, (stdin_r, out_w, err_w), theirs.detach())
+            child(jail, body, (stdin_r, out_w, err_w), theirs.detach())
         theirs.close()
         for fd in {stdin_r, out_w, err_w}:
             os.close(fd)
@@ -283,7 +283,7 @@ class Unit:
         self.chan.close()
 
 
-def _child(
+def child(
     jail: isolate.Jail, body: Callable[[], None], stdio: tuple[int, int, int], chan: int
 ) -> None:
     """The forked process: never returns."""

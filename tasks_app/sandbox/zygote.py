@@ -20,9 +20,10 @@ import struct
 from collections.abc import Callable, Sequence
 
 from tasks_app.sandbox import isolate, linux
-from tasks_app.sandbox.unit import Unit
+from tasks_app.sandbox.unit import Unit, child
 
 EXIT = struct.Struct("!Qi")  # unit number, wait status
+BATCH = 4  # units forked back to back (see _fork_units); the rest wait for their turn
 FD_NAMES = ("chan", "stdin", "stdout", "stderr", "pidfd")
 
 
@@ -131,6 +132,8 @@ def _serve(
     # before each unit lets every unit be PID 1 of a namespace of its own.
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if jail.layers.pid else -1
     watched: list[socket.socket | int] = [ctl, wake_r]
+    spares: list[tuple[int, list[int]]] = []  # forked and isolating, not yet handed over
+    numbers: dict[int, int] = {}  # their unit numbers
     try:
         while True:
             ready, _, _ = select.select(watched, [], [])
@@ -145,20 +148,58 @@ def _serve(
                 continue
             if not request:
                 return
-            made += 1
-            if own_pid_ns >= 0:
-                linux.setns(own_pid_ns, linux.CLONE_NEWPID)
-            unit = Unit.start(jail, body, True, output_limit)
-            units[unit.pid] = made
-            if unit.pidfd is None:  # a zygote runs only where pidfd_open exists (Linux 5.3+)
-                raise OSError("the unit has no pidfd to hand over")
-            fds = [unit.chan.fileno(), *(unit.pipes[n] for n in FD_NAMES[1:4]), unit.pidfd]
-            socket.send_fds(ctl, [struct.pack("!Qq", made, unit.pid)], fds)
-            unit.release()
+            if not spares:
+                spares = _fork_units(jail, body, own_pid_ns, BATCH)
+                for pid, _ in spares:
+                    made += 1
+                    units[pid] = numbers[pid] = made
+            pid, fds = spares.pop()
+            try:
+                socket.send_fds(ctl, [struct.pack("!Qq", numbers.pop(pid), pid)], fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # leaving already: let the reaping finish
         # Every child, not only those in ``units``: one may be forked and not yet recorded.
         linux.end_children(set(units))
+
+
+def _fork_units(
+    jail: isolate.Jail, body: Callable[[], None], own_pid_ns: int, count: int
+) -> list[tuple[int, list[int]]]:
+    """``count`` units forked back to back; each one's pid and ends (see FD_NAMES).
+
+    Every page this process writes while a unit still shares it is copied, once per
+    page, whatever the number of units sharing it. So all their ends are made first,
+    the forks follow one another with nothing in between, and the bookkeeping comes
+    after the last: its copies are paid once per batch, not once per unit. A unit closes
+    the others' ends (inherited from here) with every descriptor above 3, before it
+    runs anything of a request.
+    """
+    ends: list[tuple[int, ...]] = []
+    for _ in range(count):
+        pair = socket.socketpair()
+        ends.append((pair[0].detach(), pair[1].detach(), *os.pipe(), *os.pipe(), *os.pipe()))
+    pids: list[int] = []
+    for _, theirs, stdin_r, _, _, out_w, _, err_w in ends:
+        if own_pid_ns >= 0:
+            linux.setns(own_pid_ns, linux.CLONE_NEWPID)
+        if jail.layers.pid:
+            linux.unshare(linux.CLONE_NEWPID)  # applies to the next child only
+        pid = linux.fork_bare()  # this process runs one thread
+        if pid == 0:
+            child(jail, body, (stdin_r, out_w, err_w), theirs)
+        pids.append(pid)
+    made: list[tuple[int, list[int]]] = []
+    for pid, (ours, theirs, stdin_r, stdin_w, out_r, out_w, err_r, err_w) in zip(
+        pids, ends, strict=True
+    ):
+        for fd in (theirs, stdin_r, out_w, err_w):
+            os.close(fd)
+        # A zygote runs only where pidfd_open exists (Linux 5.3+).
+        made.append((pid, [ours, stdin_w, out_r, err_r, os.pidfd_open(pid)]))
+    return made
 
 
 def _share_namespaces(jail: isolate.Jail) -> isolate.Jail:

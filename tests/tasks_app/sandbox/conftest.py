@@ -8,19 +8,21 @@ from collections.abc import Iterator
 
 import pytest
 
-from tasks_app.sandbox import isolate
+from tasks_app.sandbox import isolate, zygote
 from tasks_app.sandbox.client import client
 
-UNITS_PER_IDLE_KEEPER = 2  # the next candidate's unit and the next tests' unit
+# Each of an idle keeper's two zygotes (candidates', tests') forks units in batches: the
+# next unit, taken by the keeper, and the rest of its batch.
+UNITS_PER_IDLE_KEEPER = 2 * zygote.BATCH
 
 
 def sandboxed_pids() -> list[int]:
     """Processes running as the sandbox's unprivileged uid, except the units kept ready.
 
-    Each idle keeper holds two pre-forked units (a candidate's and a tests' one), asleep
-    with a single thread, waiting for their request; anything an execution left behind
-    would be running, or have more threads, or exceed two per idle keeper, or be a
-    zombie nobody reaped.
+    Each idle keeper holds pre-forked units (the next candidate's and tests' units and
+    the rest of their zygotes' batches), asleep with a single thread, waiting for their
+    request; anything an execution left behind would be running, or have more threads,
+    or exceed UNITS_PER_IDLE_KEEPER per idle keeper, or be a zombie nobody reaped.
     Units of another process's live sandbox service (a concurrent test run on the same
     host) are not ours; an orphan that no live service holds counts wherever it came from.
     """
