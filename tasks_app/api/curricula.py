@@ -12,7 +12,13 @@ from rest_framework.response import Response
 
 from crucible.accounts.models import Team
 from crucible.api.scoping import visible_teams
-from crucible.api.serializers import JSONField, StrictModelSerializer, StrictSerializer
+from crucible.api.serializers import (
+    JSONField,
+    StrictFloatField,
+    StrictIntegerField,
+    StrictModelSerializer,
+    StrictSerializer,
+)
 from tasks_app.models import Curriculum, PoolVersion
 from tasks_app.services import curricula as services
 from tasks_app.services import curriculum_config
@@ -51,17 +57,19 @@ class CurriculumSerializer(SlugFreeInTeamMixin, StrictModelSerializer):
         validators: list = []
 
 
+# The body is JSON only (it nests): a value of another JSON type (``false``, ``"0.1"``) is
+# refused by name, as the schema's number types state, rather than coerced.
 class LearnerSerializer(StrictSerializer):
-    ability = serializers.FloatField(default=1.0, min_value=-5, max_value=20)
-    slope = serializers.FloatField(default=2.0, min_value=0.1, max_value=10)
-    learning_rate = serializers.FloatField(default=0.001, min_value=0, max_value=1)
+    ability = StrictFloatField(default=1.0, min_value=-5, max_value=20)
+    slope = StrictFloatField(default=2.0, min_value=0.1, max_value=10)
+    learning_rate = StrictFloatField(default=0.001, min_value=0, max_value=1)
 
 
 class PreviewSerializer(StrictSerializer):
     config = CurriculumConfigField(required=False, help_text="Defaults to the saved config.")
-    steps = serializers.IntegerField(default=300, min_value=1, max_value=services.MAX_PREVIEW_STEPS)
-    batch = serializers.IntegerField(default=32, min_value=1, max_value=1024)
-    seed = serializers.IntegerField(default=0)
+    steps = StrictIntegerField(default=300, min_value=1, max_value=services.MAX_PREVIEW_STEPS)
+    batch = StrictIntegerField(default=32, min_value=1, max_value=1024)
+    seed = StrictIntegerField(default=0)
     learner = LearnerSerializer(required=False)
 
 

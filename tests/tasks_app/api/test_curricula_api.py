@@ -175,6 +175,17 @@ def test_it_refuses_a_preview_of_more_attempts_than_the_cap_naming_steps_and_bat
     assert "200 x 1024 = 204800" in errors["batch"] and "at most 131072" in errors["batch"]
 
 
+def test_a_preview_refuses_a_learner_or_size_of_another_json_type_by_name(api, version):
+    body = {"config": config(version), "steps": 5, "batch": 2}
+    assert api.post("/api/v1/curricula/preview/", body, format="json").status_code == 200
+    for field, value in (("learner", {"learning_rate": False}), ("learner", {"slope": "2"}),
+                         ("steps", True), ("batch", "2")):  # fmt: skip
+        response = api.post("/api/v1/curricula/preview/", {**body, field: value}, format="json")
+        assert response.status_code == 400, (field, value, response.content)
+        named = [e["field"] for e in response.json()["errors"]]
+        assert len(named) == 1 and named[0].startswith(field), named
+
+
 def test_it_refuses_a_preview_tracing_too_many_family_steps(api, owner, team):
     entries = []
     for n in range(9):
