@@ -254,10 +254,17 @@ class EnvDemoSettings:
     prompts_per_step: int = 8
     group_size: int = 8
     learning_rate: float = 5e-4
+    dynamic_sampling: bool = False
+    """DAPO dynamic sampling: replace groups whose episodes all passed or all failed."""
+    loss_aggregation: str = "token"
+    """`GRPOConfig.loss_aggregation`: `token` weighs every assistant token alike, so failed
+    episodes (the longest) weigh most; `sequence` gives every episode the same weight."""
     min_level: int = 3
     """Smallest interval: 2**level - 1 numbers, level + 1 turns (training and held-out)."""
     max_level: int = 6
     held_out: int = 256
+    eval_temperature: float = 1.0
+    """Held-out episodes are sampled at this temperature before and after (0 = greedy)."""
     seed: int = 0
 
 
@@ -295,9 +302,11 @@ def env_base_model(
     return model, tokenizer
 
 
-def held_out_episodes(model, tokenizer, items, seed: int = 0) -> EvalResult:
+def held_out_episodes(
+    model, tokenizer, items, seed: int = 0, temperature: float = 1.0
+) -> EvalResult:
     return evaluate_episodes(
-        model, tokenizer, items, guessing.environment(), temperature=1.0, seed=seed
+        model, tokenizer, items, guessing.environment(), temperature=temperature, seed=seed
     )
 
 
@@ -311,7 +320,7 @@ def run_env_demo(
     items = guessing.held_out(settings.held_out, settings.min_level, settings.max_level)
     print(f"building a tiny model and warm-starting it with {settings.sft_steps} SFT steps")
     model, tokenizer = env_base_model(settings, progress_bar)
-    before = held_out_episodes(model, tokenizer, items)
+    before = held_out_episodes(model, tokenizer, items, temperature=settings.eval_temperature)
     print(f"held-out episode success before GRPO: {before.success:.3f}, turns {before.turns:.2f}")
     config = grpo_config(
         settings.grpo_steps,
@@ -319,8 +328,11 @@ def run_env_demo(
         settings.seed,
         settings.prompts_per_step,
         settings.group_size,
+        settings.dynamic_sampling,
     )
-    config = dataclasses.replace(config, sampling=ENV_SAMPLING)
+    config = dataclasses.replace(
+        config, sampling=ENV_SAMPLING, loss_aggregation=settings.loss_aggregation
+    )
     train(
         config,
         sampler=guessing.GuessSampler(settings.min_level, settings.max_level, settings.seed + 1),
@@ -331,7 +343,7 @@ def run_env_demo(
         progress_bar=progress_bar,
         environment=guessing.environment(),
     )
-    after = held_out_episodes(model, tokenizer, items)
+    after = held_out_episodes(model, tokenizer, items, temperature=settings.eval_temperature)
     print(f"held-out episode success after GRPO:  {after.success:.3f}, turns {after.turns:.2f}")
     print(_by_difficulty(before, after))
     summary = {

@@ -322,7 +322,15 @@ class Run:
 @pytest.mark.slow
 def test_the_demo_on_episodes_reports_turns_before_and_after(capsys):
     settings = EnvDemoSettings(
-        sft_steps=21, grpo_steps=1, prompts_per_step=2, group_size=2, held_out=8, seed=2
+        sft_steps=21,
+        grpo_steps=1,
+        prompts_per_step=2,
+        group_size=2,
+        dynamic_sampling=True,
+        loss_aggregation="sequence",
+        held_out=8,
+        eval_temperature=0.0,
+        seed=2,
     )
     summary = run_seeds(settings, 1, progress_bar=False)
     last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
