@@ -33,8 +33,13 @@ describe("Conversation", () => {
 
   it("can leave out the opening the page already shows", () => {
     render(<Conversation messages={EPISODE} hideOpening />);
-    expect(screen.queryByText("You can run Python.")).not.toBeInTheDocument();
-    expect(screen.getAllByRole("listitem")[0]).toHaveAccessibleName("Turn 1");
+    expect(screen.queryByText("How many eggs?")).not.toBeInTheDocument();
+    // The system message (the tools offered) stays behind a closed disclosure.
+    const opening = screen.getByText(/System message: the instructions and tools/);
+    expect(opening.closest("details")).not.toHaveAttribute("open");
+    expect(opening.closest("details")).toHaveTextContent("You can run Python.");
+    const turns = screen.getAllByRole("listitem").filter((li) => li.dataset.role === "assistant");
+    expect(turns[0]).toHaveAccessibleName("Turn 1");
   });
 
   it("takes only a non-empty list of messages as a conversation", () => {

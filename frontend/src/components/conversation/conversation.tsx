@@ -102,9 +102,25 @@ export function Conversation({
     if (isTurn) turn += 1;
     return { message, index, turn: isTurn ? turn : null };
   });
-  const visible = hideOpening && firstAssistant > 0 ? shown.slice(firstAssistant) : shown;
+  const hiding = hideOpening && firstAssistant > 0;
+  const visible = hiding ? shown.slice(firstAssistant) : shown;
+  // The page shows the task; the system message (the tools the model was offered) stays one
+  // click away rather than gone.
+  const system = hiding ? shown.slice(0, firstAssistant).filter(({ message }) => message.role === "system") : [];
   return (
     <ol className="cv" aria-label={label}>
+      {system.length > 0 && (
+        <li className="cv-opening">
+          <details>
+            <summary>System message: the instructions and tools the model was offered</summary>
+            {system.map(({ message, index }) => (
+              <pre key={index} className="cv-text">
+                {message.content}
+              </pre>
+            ))}
+          </details>
+        </li>
+      )}
       {visible.map(({ message, index, turn: n }) => (
         <Message key={index} message={message} turn={n} extra={n !== null && turnExtra ? turnExtra(index, n) : undefined} />
       ))}
