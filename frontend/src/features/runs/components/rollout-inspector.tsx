@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from "react";
+import { useEffect, useId, useState, type ReactNode } from "react";
 import { useSearchParams } from "react-router";
 
 import { formatValue } from "@/components/charts/time-series-chart";
@@ -99,36 +99,6 @@ function turnProposal(message: ConversationMessage): string {
     : "This turn was judged clean, but it was not: propose it to the verifier's team as a known bad turn";
 }
 
-function TurnFlagForm({ runId, rollout, index, turn, onDone }: { runId: number; rollout: InspectedRollout; index: number; turn: number; onDone: () => void }) {
-  const flag = useFlagRollout(runId);
-  const [note, setNote] = useState("");
-  const noteId = useId();
-  const message = (rollout.messages as ConversationMessage[])[index]!;
-  return (
-    <form
-      className="rn-flag-form rn-turn-flag-form"
-      aria-label={`Flag the verdict of turn ${turn} of sample ${rollout.sample}`}
-      onSubmit={(e) => {
-        e.preventDefault();
-        flag.mutate({ rolloutId: rollout.id, note, turn: index }, { onSuccess: onDone });
-      }}
-    >
-      <p>{turnProposal(message)}, with the conversation up to and including it.</p>
-      <label htmlFor={noteId}>Why (optional)</label>
-      <input id={noteId} className="input" maxLength={300} value={note} onChange={(e) => setNote(e.target.value)} />
-      <ErrorMessage error={flag.error} />
-      <div className="row">
-        <button type="submit" className="btn btn-primary btn-sm" disabled={flag.isPending}>
-          {flag.isPending ? "Flagging…" : "Send flag"}
-        </button>
-        <button type="button" className="btn btn-sm" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-    </form>
-  );
-}
-
 /** Below an assistant turn of an episode: its flag with its status, or a way to flag it. */
 function TurnFlag({ runId, rollout, index, turn, flag }: { runId: number; rollout: InspectedRollout; index: number; turn: number; flag: Flag | undefined }) {
   const [flagging, setFlagging] = useState(false);
@@ -137,7 +107,15 @@ function TurnFlag({ runId, rollout, index, turn, flag }: { runId: number; rollou
       {flag ? (
         <FlagBadge flag={flag} />
       ) : flagging ? (
-        <TurnFlagForm runId={runId} rollout={rollout} index={index} turn={turn} onDone={() => setFlagging(false)} />
+        <FlagForm
+          runId={runId}
+          rollout={rollout}
+          turn={index}
+          label={`Flag the verdict of turn ${turn} of sample ${rollout.sample}`}
+          onDone={() => setFlagging(false)}
+        >
+          {turnProposal((rollout.messages as ConversationMessage[])[index]!)}, with the conversation up to and including it.
+        </FlagForm>
       ) : (
         <button type="button" className="btn btn-sm" aria-label={`Flag turn ${turn} of sample ${rollout.sample}`} aria-expanded={false} onClick={() => setFlagging(true)}>
           Flag turn verdict
@@ -147,23 +125,35 @@ function TurnFlag({ runId, rollout, index, turn, flag }: { runId: number; rollou
   );
 }
 
-function FlagForm({ runId, rollout, onDone }: { runId: number; rollout: InspectedRollout; onDone: () => void }) {
+/** A flag's note, sent for the whole verdict or, with `turn` (a message's index), one turn's. */
+function FlagForm({
+  runId,
+  rollout,
+  turn,
+  label,
+  children,
+  onDone,
+}: {
+  runId: number;
+  rollout: InspectedRollout;
+  turn?: number;
+  label: string;
+  children: ReactNode;
+  onDone: () => void;
+}) {
   const flag = useFlagRollout(runId);
   const [note, setNote] = useState("");
   const noteId = useId();
   return (
     <form
-      className="rn-flag-form"
-      aria-label={`Flag the verdict of sample ${rollout.sample}`}
+      className={turn === undefined ? "rn-flag-form" : "rn-flag-form rn-turn-flag-form"}
+      aria-label={label}
       onSubmit={(e) => {
         e.preventDefault();
-        flag.mutate({ rolloutId: rollout.id, note }, { onSuccess: onDone });
+        flag.mutate({ rolloutId: rollout.id, note, turn }, { onSuccess: onDone });
       }}
     >
-      <p>
-        The verdict is wrong: propose this completion to the verifier&apos;s team as {proposal(rollout)}. Once accepted it counts in the
-        verifier&apos;s false-positive and false-negative rates.
-      </p>
+      <p>{children}</p>
       <label htmlFor={noteId}>Why (optional)</label>
       <input id={noteId} className="input" maxLength={300} value={note} onChange={(e) => setNote(e.target.value)} />
       <ErrorMessage error={flag.error} />
@@ -257,7 +247,10 @@ function CompletionRow({ runId, rollout, dim }: { runId: number; rollout: Inspec
         <tr className="rn-flag-row">
           <td />
           <td colSpan={6}>
-            <FlagForm runId={runId} rollout={rollout} onDone={() => setFlagging(false)} />
+            <FlagForm runId={runId} rollout={rollout} label={`Flag the verdict of sample ${rollout.sample}`} onDone={() => setFlagging(false)}>
+              The verdict is wrong: propose this completion to the verifier&apos;s team as {proposal(rollout)}. Once accepted it counts in
+              the verifier&apos;s false-positive and false-negative rates.
+            </FlagForm>
           </td>
         </tr>
       )}
