@@ -14,7 +14,8 @@ def operations(openapi):  # type: ignore[no-untyped-def]
 
 
 def json_schema(node):  # type: ignore[no-untyped-def]
-    """OpenAPI 3.0's ``nullable`` spelt as JSON Schema's null type."""
+    """OpenAPI 3.0's ``nullable`` spelt as JSON Schema's null type (a nullable reference,
+    ``allOf`` a component, as "that or null")."""
     if isinstance(node, list):
         return [json_schema(item) for item in node]
     if not isinstance(node, dict):
@@ -22,6 +23,8 @@ def json_schema(node):  # type: ignore[no-untyped-def]
     converted = {k: json_schema(v) for k, v in node.items() if k != "nullable"}
     if node.get("nullable") and "type" in node:
         converted["type"] = [node["type"], "null"]
+    elif node.get("nullable"):
+        return {"anyOf": [converted, {"type": "null"}]}
     return converted
 
 
