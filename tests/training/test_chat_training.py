@@ -39,7 +39,7 @@ class ThinkingSampler(digits.DigitSortSampler):
 
 @pytest.fixture(scope="session")
 def chat_sft_dir(tiny_build, tmp_path_factory):
-    """Each tiny build after 150 chat-format SFT steps on reasoned answers: it writes a
+    """Each tiny build after 300 chat-format SFT steps on reasoned answers: it writes a
     reasoning section, an answer, then `<|im_end|>`."""
     built = {}
 
@@ -47,7 +47,7 @@ def chat_sft_dir(tiny_build, tmp_path_factory):
         if arch not in built:
             model, tokenizer = load_model(ModelConfig(path=str(tiny_build(arch))))
             config = SFTConfig(
-                max_steps=150, prompts_per_step=16, learning_rate=1e-2, cpu_threads=1
+                max_steps=300, prompts_per_step=16, learning_rate=1e-2, cpu_threads=1
             )
             train(
                 config,
