@@ -7,13 +7,12 @@ import uuid
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from crucible.accounts.models import AuditEvent
 from experiments.models import ModelVersion, RegisteredModel
 from serving.models import Canary, CanaryState, Deployment, Replica, ServedRequest
-from tests.conftest import need_service
+from tests.migration_setup import migrated_back_to
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]
 
@@ -25,17 +24,8 @@ REQUEST_ID = uuid.UUID("6f1c1d2e-0000-4000-8000-000000000001")
 
 @pytest.fixture
 def executor():  # type: ignore[no-untyped-def]
-    if connection.vendor != "postgresql":
-        need_service("the upgrade is checked on PostgreSQL (DATABASE_URL)")
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    try:
+    with migrated_back_to(BEFORE) as executor:
         yield executor
-    finally:
-        # Whatever the test did, the next one finds the database at the newest migrations.
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
-        ContentType.objects.clear_cache()
 
 
 def apps_before(executor: MigrationExecutor):  # type: ignore[no-untyped-def]

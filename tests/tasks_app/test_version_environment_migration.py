@@ -4,12 +4,9 @@ version gets its family's environment as it stood, and keeps its content hash.""
 from __future__ import annotations
 
 import pytest
-from django.contrib.contenttypes.models import ContentType
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from tasks_app.models import PoolVersion
-from tests.conftest import need_service
+from tests.migration_setup import migrated_back_to
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]
 
@@ -22,16 +19,8 @@ ENVIRONMENT = {
 
 @pytest.fixture
 def executor():  # type: ignore[no-untyped-def]
-    if connection.vendor != "postgresql":
-        need_service("the upgrade is checked on PostgreSQL (DATABASE_URL)")
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    try:
+    with migrated_back_to(BEFORE) as executor:
         yield executor
-    finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
-        ContentType.objects.clear_cache()
 
 
 def test_existing_versions_freeze_their_familys_environment(executor):
