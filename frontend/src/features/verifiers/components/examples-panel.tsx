@@ -1,5 +1,6 @@
 import { useState } from "react";
 
+import { asConversation, Conversation } from "@/components/conversation/conversation";
 import { Card, QueryPlaceholder } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -16,6 +17,30 @@ import { judgeLayerNames } from "../lib/spec";
 import { AddExampleForm } from "./add-example-form";
 import { CalibrationReport } from "./calibration-report";
 import { EvaluationReport } from "./evaluation-report";
+
+/** A labelled turn of an episode: which turn, and the conversation up to it one click away,
+ * with the labelled turn marked. */
+function LabelledTurn({ example }: { example: Example }) {
+  const messages = asConversation(example.messages);
+  if (!messages || example.turn === null || example.turn === undefined) return null;
+  const number = messages.slice(0, example.turn + 1).filter((m) => m.role === "assistant").length;
+  return (
+    <details className="vf-turn">
+      <summary>
+        Turn {number} of an episode <span className="subtle">(left out of the rates: the environment judged it)</span>
+      </summary>
+      <Conversation
+        messages={messages}
+        label={`Episode of example ${example.id}`}
+        turnExtra={(index) =>
+          index === example.turn ? (
+            <span className={`badge ${example.label === "good" ? "badge-success" : "badge-danger"}`}>labelled {example.label}</span>
+          ) : null
+        }
+      />
+    </details>
+  );
+}
 
 function ExamplesTable({ examples, onDelete }: { examples: Example[]; onDelete: (e: Example) => void }) {
   const now = new Date();
@@ -46,6 +71,7 @@ function ExamplesTable({ examples, onDelete }: { examples: Example[]; onDelete: 
                 <div className="vf-snippet" title={example.response}>
                   {example.response.replace(/\s+/g, " ")}
                 </div>
+                <LabelledTurn example={example} />
               </td>
               <td>
                 <div className="vf-snippet subtle" title={JSON.stringify(example.expected, null, 2)}>

@@ -307,6 +307,33 @@ describe("verifier examples", { timeout: 15_000 }, () => {
     expect(screen.getByRole("table", { name: "Misjudged examples" })).toHaveTextContent("#12");
   });
 
+  it("shows a labelled turn of an episode as its conversation, the labelled turn marked", async () => {
+    const turn = {
+      id: 21,
+      response: "print(1/0)",
+      expected: {},
+      label: "bad",
+      note: "the tool call raised",
+      messages: [
+        { role: "user", content: "What is 6 x 7?" },
+        { role: "assistant", content: "42", verdict: { error: null } },
+        { role: "user", content: "Show your work." },
+        { role: "assistant", content: "print(1/0)", verdict: { error: "tool_error" } },
+      ],
+      turn: 3,
+      created_at: "2026-01-04T00:00:00Z",
+    };
+    verifierApi({ "GET /api/v1/verifiers/1/examples/": { body: [...EXAMPLES, turn] } });
+    renderApp("/verifiers/1/examples");
+    const user = userEvent.setup();
+
+    const table = await screen.findByRole("table", { name: "Labelled examples" }, LOADED);
+    await user.click(within(table).getByText("Turn 2 of an episode"));
+    const episode = screen.getByRole("list", { name: "Episode of example 21" });
+    expect(within(episode).getByRole("listitem", { name: "Turn 2" })).toHaveTextContent("labelled bad");
+    expect(within(episode).getByRole("listitem", { name: "Turn 1" })).not.toHaveTextContent("labelled");
+  });
+
   it("adds a labelled example", async () => {
     const { requests } = verifierApi({
       "POST /api/v1/verifiers/1/examples/": ({ body }) => ({ status: 201, body: { ...(body as object), id: 13, created_at: "2026-01-03T00:00:00Z" } }),
