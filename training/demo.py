@@ -249,11 +249,14 @@ class EnvDemoSettings:
 
     sft_steps: int = 300
     """SFT steps (batch 64) on the flawed teacher's moves, each a game transcript so far."""
-    grpo_steps: int = 80
-    """GRPO steps of `prompts_per_step` tasks x `group_size` episodes, rewarded pass/fail."""
+    grpo_steps: int = 400
+    """GRPO steps of `prompts_per_step` tasks x `group_size` episodes, rewarded pass/fail. The
+    policy moves its guesses off the interval's ends slowly at a rate it survives: seed 0 gained
+    8.6 points in 40 steps, seed 2 25.0 in 300 and 26.6 in 400 (the README's table)."""
     prompts_per_step: int = 8
     group_size: int = 8
     learning_rate: float = 5e-4
+    """7e-4 collapsed seed 2 within 300 steps (0.375 -> 0.238), 1e-3 every seed."""
     dynamic_sampling: bool = False
     """DAPO dynamic sampling: replace groups whose episodes all passed or all failed."""
     loss_aggregation: str = "token"
