@@ -751,6 +751,16 @@ class Limits:
     max_timeout_s: float = 300.0
 
 
+class _Listener(ThreadingHTTPServer):
+    """A thread per connection, with a listen backlog a burst of clients fits in: at the
+    standard library's 5, the connections that 64 clients open at once overflowed it while
+    the generation thread held the interpreter, and each dropped one waited a second for its
+    SYN to be sent again (the platform's pool then keeps them open)."""
+
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class ServingHTTP:
     """``server`` behind ``POST /generate`` and ``GET /health`` on ``host:port`` (0: any free
     port; ``address`` says which). With ``secret``, every request must be signed with it
@@ -772,8 +782,7 @@ class ServingHTTP:
         self.secret = secret or None
         self.describe = describe or dict
         handler = type("Handler", (_Handler,), {"serving": self})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Listener((host, port), handler)
         self._thread: threading.Thread | None = None
 
     @property

@@ -230,6 +230,23 @@ def test_it_listens_beyond_loopback_only_with_a_secret(generator) -> None:  # ty
     http.httpd.server_close()
 
 
+def test_a_burst_of_connections_waits_to_be_accepted_instead_of_being_dropped(generator) -> None:  # type: ignore[no-untyped-def]
+    """64 clients connecting at once while nothing accepts (the generation thread holding the
+    interpreter): each connection completes its handshake and waits in the backlog, rather
+    than losing its SYN and retrying a second later."""
+    http = ServingHTTP(BatchingServer(generator))  # listening, not yet accepting
+    host, port = http.httpd.server_address[:2]
+    sockets = []
+    try:
+        for _ in range(64):
+            sockets.append(socket.create_connection((host, port), timeout=0.5))
+    finally:
+        for sock in sockets:
+            sock.close()
+        http.httpd.server_close()
+    assert len(sockets) == 64
+
+
 def raw_exchange(address: str, head: str, body: bytes = b"") -> bytes:
     """Send a hand-written request; what came back before the server closed (or 5 s)."""
     host, port = address.removeprefix("http://").split(":")
