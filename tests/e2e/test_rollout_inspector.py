@@ -142,7 +142,14 @@ def test_it_flags_one_turn_of_an_episode_and_shows_the_flag_on_that_turn(
     expect(row.get_by_role("link", name=re.compile(r"sample 0, turn 1"))).to_be_visible()
     row.get_by_role("button", name=re.compile("^Accept proposal")).click()
     expect(page.get_by_text("Nothing waits for a decision.")).to_be_visible()
-    assert LabelledExample.objects.get(verifier_id=proposal.verifier_id).turn == 1
+    example = LabelledExample.objects.get(verifier_id=proposal.verifier_id)
+    assert example.turn == 1
+    # The labelled example opens as the episode up to that turn, the turn marked.
+    examples = page.get_by_role("table", name="Labelled examples")
+    examples.get_by_text("Turn 1 of an episode").click()
+    labelled = examples.get_by_role("list", name=f"Episode of example {example.pk}")
+    expect(labelled.get_by_role("listitem", name="Turn 1")).to_contain_text("labelled good")
+    full_screenshot(page, "verifier-examples-labelled-turn")
     page.goto(f"/runs/{run.pk}/rollouts?step=1")
     turn = page.get_by_role("list", name="Episode of sample 0").get_by_role(
         "listitem", name="Turn 1"
