@@ -256,7 +256,8 @@ class EnvDemoSettings:
     prompts_per_step: int = 8
     group_size: int = 8
     learning_rate: float = 5e-4
-    """7e-4 collapsed seed 2 within 300 steps (0.375 -> 0.238), 1e-3 every seed."""
+    """7e-4 collapsed seed 2 within 300 steps (0.375 -> 0.238); 1e-3 collapsed every seed of
+    earlier bases built the same way."""
     dynamic_sampling: bool = False
     """DAPO dynamic sampling: replace groups whose episodes all passed or all failed."""
     loss_aggregation: str = "token"

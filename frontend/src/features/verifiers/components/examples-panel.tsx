@@ -17,6 +17,7 @@ import { judgeLayerNames } from "../lib/spec";
 import { AddExampleForm } from "./add-example-form";
 import { CalibrationReport } from "./calibration-report";
 import { EvaluationReport } from "./evaluation-report";
+import { LabelBadge } from "./label-badge";
 
 /** A labelled turn of an episode: which turn, and the conversation up to it one click away,
  * with the labelled turn marked. */
@@ -34,7 +35,7 @@ function LabelledTurn({ example }: { example: Example }) {
         label={`Episode of example ${example.id}`}
         turnExtra={(index) =>
           index === example.turn ? (
-            <span className={`badge ${example.label === "good" ? "badge-success" : "badge-danger"}`}>labelled {example.label}</span>
+            <LabelBadge prefix="labelled" label={example.label} />
           ) : null
         }
       />
@@ -65,7 +66,7 @@ function ExamplesTable({ examples, onDelete }: { examples: Example[]; onDelete: 
             <tr key={example.id}>
               <td className="mono subtle">{example.id}</td>
               <td>
-                <span className={`badge ${example.label === "good" ? "badge-success" : "badge-danger"}`}>{example.label}</span>
+                <LabelBadge label={example.label} />
               </td>
               <td>
                 <div className="vf-snippet" title={example.response}>

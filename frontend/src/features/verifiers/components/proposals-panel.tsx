@@ -6,15 +6,12 @@ import { formatDateTime, formatRelative } from "@/lib/format";
 
 import { useDecideProposal, useProposals, type Decision, type ExampleProposal } from "../api/example-proposals";
 import type { Verifier } from "../api/get-verifiers";
+import { LabelBadge } from "./label-badge";
 
 const DECISIONS: [Decision, string][] = [
   ["accept", "Accept"],
   ["reject", "Reject"],
 ];
-
-function LabelBadge({ label }: { label: string }) {
-  return <span className={`badge ${label === "good" ? "badge-success" : "badge-danger"}`}>known {label}</span>;
-}
 
 function Judged({ proposal }: { proposal: ExampleProposal }) {
   return (
@@ -62,7 +59,7 @@ function ProposalRows({ proposals, verifierId, decided }: { proposals: ExamplePr
                   </div>
                 </td>
                 <td>
-                  <Judged proposal={p} /> → <LabelBadge label={p.label} />
+                  <Judged proposal={p} /> → <LabelBadge prefix="known" label={p.label} />
                 </td>
                 <td className="vf-proposal-source">
                   <Source proposal={p} />
