@@ -9,6 +9,7 @@ execution (timeout, crash) are BaseExceptions and pass straight through.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import TypedDict
@@ -46,13 +47,17 @@ def compile_tests(
     tally: Tally,
     check_name: str = "check",
     plans: dict[int, plan.Plan] | None = None,
+    on_parsed: Callable[[ast.Module], None] | None = None,
 ) -> CodeType:
     """Compile the tests with the named function's top-level asserts counted into ``tally``.
 
     With ``plans``, each undecorated definition of the function also gets its call plan,
     keyed by the line it starts on (compare ``co_firstlineno`` of the function that runs).
+    ``on_parsed`` sees the tree as parsed, before any rewriting.
     """
     tree = ast.parse(source, "<tests>")
+    if on_parsed is not None:
+        on_parsed(tree)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == check_name:
             if plans is not None and not node.decorator_list:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tasks_app.sandbox import cgroups, inmate, isolate, linux, tester, wire
+from tasks_app.sandbox import cgroups, inmate, isolate, linux, literals, tester, wire
 from tasks_app.sandbox.unit import Gone, Unit
 from tasks_app.sandbox.zygote import Zygote
 
@@ -30,7 +30,7 @@ FUNCTION_OUTPUT_LIMIT = 1 << 20  # bytes a function or its tests may print befor
 DETAIL_CAP = 2000
 EARLY_BATCH_BYTES = 32 * 1024  # a batch this small fits the socket buffer: sent before loading
 MIN_MEMORY_MB = 16  # the least memory a request may ask for
-MAX_EXECUTIONS = 500  # then the keeper exits and its caller starts another
+MAX_EXECUTIONS = 2000  # then the keeper exits and its caller starts another (its caches go too)
 TALLY_GRACE = 0.5  # seconds the tests get to report their tally once the candidate is gone
 
 
@@ -70,6 +70,69 @@ def _size(text: tuple[str, str], code: str) -> int:
 
 
 COMPILED = CompiledTests()
+
+ReadingKey = tuple[str, int]  # entry point, memory limit in MB
+
+
+@dataclasses.dataclass
+class Read:
+    reading: literals.Reading
+    size: int
+    confirmed: set[ReadingKey] = dataclasses.field(default_factory=set)
+
+
+class Readings:
+    """Readings of tests made only of literal asserts (see :mod:`literals`), by exact text.
+
+    A fresh unit offers a text's reading before it runs any of the tests; it is used for an
+    entry point and memory limit only once a run of those tests in their unit, with them,
+    reported exactly what the reading decides for the same replies. Then later checks of
+    the text are decided here, from the candidate's replies, without a tests' unit.
+    """
+
+    def __init__(self, max_entries: int = 1024, max_chars: int = 32 << 20) -> None:
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self.chars = 0
+        self.entries: collections.OrderedDict[tuple[str, str], Read] = collections.OrderedDict()
+
+    def confirmed(self, text: tuple[str, str], key: ReadingKey) -> literals.Reading | None:
+        read = self.entries.get(text)
+        if read is None or key not in read.confirmed:
+            return None
+        self.entries.move_to_end(text)
+        return read.reading
+
+    def offer(self, text: tuple[str, str], data: Any) -> None:
+        if text in self.entries or data is None:
+            return
+        try:
+            reading = literals.parse(data)
+        except ValueError:
+            return
+        size = len(text[0]) + len(text[1]) + len(wire.dumps(data))
+        self.entries[text] = Read(reading, size)
+        self.chars += size
+        while len(self.entries) > self.max_entries or self.chars > self.max_chars:
+            _, old = self.entries.popitem(last=False)
+            self.chars -= old.size
+
+    def confirm(
+        self,
+        text: tuple[str, str],
+        key: ReadingKey,
+        answers: list[dict[str, Any]],
+        reported: dict[str, Any],
+    ) -> None:
+        """Use the reading for ``key`` if it decides what the tests' unit just reported."""
+        read = self.entries.get(text)
+        if read is None or key in read.confirmed or len(answers) != len(read.reading.calls):
+            return
+        if _report(literals.decide(read.reading, answers)) == reported:
+            read.confirmed.add(key)
+
+
+READINGS = Readings()
 
 
 class TestsBroke(Exception):  # noqa: N818
@@ -191,8 +254,10 @@ def _serve_all(conn: socket.socket, candidates: Pen, checks: Pen) -> None:
             slot.close()
             return
         limits = _limits(request)
-        tests = slot.take(_tests_key(request, part, limits)) if checked else None
-        reply, reusable = _serve(unit, tests, request, part, limits, candidates, checks)
+        reading = _confirmed_reading(request, part, limits) if checked else None
+        needs_tests = checked and reading is None
+        tests = slot.take(_tests_key(request, part, limits)) if needs_tests else None
+        reply, reusable = _serve(unit, tests, reading, request, part, limits, candidates, checks)
         unit.stop()  # the verdict is final: answer; the units' dying is off the clock
         if tests is not None and not reusable:
             tests.unit.stop()
@@ -265,6 +330,13 @@ class TestsSlot:
             self.ready.unit.kill()
 
 
+def _confirmed_reading(
+    request: dict[str, Any], part: dict[str, Any], limits: isolate.Limits
+) -> literals.Reading | None:
+    text = (str(part.get("tests", "")), str(part.get("prelude", "")))
+    return READINGS.confirmed(text, (str(request.get("entry")), limits.memory_mb))
+
+
 def _tests_key(
     request: dict[str, Any], part: dict[str, Any], limits: isolate.Limits
 ) -> tuple[Any, ...] | None:
@@ -277,6 +349,7 @@ def _tests_key(
 def _serve(
     unit: Unit,
     tests: Tests | None,
+    reading: literals.Reading | None,
     request: dict[str, Any],
     part: dict[str, Any],
     limits: isolate.Limits,
@@ -289,6 +362,9 @@ def _serve(
         candidates.limit(limits)
         job = {k: request.get(k) for k in ("mode", "source", "entry")}
         unit.send({**job, "timeout": limits.timeout, "memory_mb": limits.memory_mb})
+        if reading is not None:
+            unit.close_stdin()
+            return {**Relay(unit, None).decide(reading), "read": True}, False
         if tests is None:
             return _run_program(unit, request), False
         tests.unit.deadline = unit.deadline
@@ -358,12 +434,12 @@ def _check_function(
     unit.close_stdin()
     tests.unit.close_stdin()
     relay = Relay(unit, tests.unit)
+    text = (str(part.get("tests", "")), str(part.get("prelude", "")))
     try:
         if tests.rounds:
             relay.to_tests({"again": True})  # loaded already: run check() for this candidate
         else:
             tests.key = _tests_key(request, part, limits)
-            text = (str(part.get("tests", "")), str(part.get("prelude", "")))
             compiled = COMPILED.get(text)
             job: dict[str, Any] = {
                 "mode": "tests",
@@ -378,8 +454,13 @@ def _check_function(
                 job["compiled"] = compiled
             else:
                 relay.learn = functools.partial(COMPILED.keep, text)
+                relay.read = functools.partial(READINGS.offer, text)
             relay.to_tests(job)
-        return relay.run(), relay.finished
+        result = relay.run()
+        if relay.finished and relay.tally is not None:
+            key = (str(request["entry"]), limits.memory_mb)
+            READINGS.confirm(text, key, relay.answers, relay.tally)
+        return result, relay.finished
     except TestsBroke as broke:
         return relay.result(broke.status, broke.detail), False
 
@@ -389,27 +470,60 @@ class Relay:
 
     Calls known in advance (see :mod:`plan`) are sent to the candidate in one message and
     their replies handed to the tests in one message; the tests' proxy checks that each
-    real call is the one planned next. Other calls cross one at a time.
+    real call is the one planned next. Other calls cross one at a time. Without a tests'
+    unit (``tests`` None), a confirmed reading of the tests decides (:meth:`decide`).
     """
 
-    def __init__(self, unit: Unit, tests: Unit) -> None:
+    def __init__(self, unit: Unit, tests: Unit | None) -> None:
         self.unit = unit
         self.tests = tests
         self.calls = 0
+        self.answers: list[dict[str, Any]] = []  # the candidate's checked replies, in order
         self.tally: dict[str, Any] | None = None
         self.finished = False  # the tests ran to their report, the candidate answered throughout
         # Set when the tests' unit compiles them: its first message, sent before it runs
-        # any of them, may be their code, kept for the next unit loading the same text.
+        # any of them, may be their code (kept for the next unit loading the same text)
+        # and their reading (see literals).
         self.learn: Callable[[str], None] | None = None
+        self.read: Callable[[Any], None] | None = None
 
     def run(self) -> dict[str, Any]:
         # The tests load in their unit while the candidate loads in its own.
         ready = self._from_tests()
-        if self.learn is not None and set(ready) == {"compiled"}:
+        if self.learn is not None and set(ready) == {"compiled", "reading"}:
             if type(ready["compiled"]) is str:
                 self.learn(ready["compiled"])
+            if self.read is not None:
+                self.read(ready["reading"])
             ready = self._from_tests()
         batch = self._plan(ready)
+        failed = self._load(batch)
+        if failed is not None:
+            return failed
+        if "load_error" in ready:
+            return self.result("error", str(ready["load_error"]))
+        if batch is not None:
+            gone = self._answer_plan(len(batch["batch"]))
+            if gone is not None:
+                return self._after(gone)
+        return self._relay()
+
+    def decide(self, reading: literals.Reading) -> dict[str, Any]:
+        """The verdict from a confirmed reading of the tests and the candidate's replies."""
+        batch = {"batch": reading.calls}
+        failed = self._load(batch)
+        if failed is not None:
+            return failed
+        gone = self._collect(len(reading.calls))
+        self.calls = len(self.answers)
+        self.tally = _report(literals.decide(reading, self.answers))
+        if gone is not None:
+            return self.result(gone.status, gone.detail)
+        self.finished = True
+        return self._verdict()
+
+    def _load(self, batch: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Wait for the candidate to load, ``batch`` sent; its load error's result, if any."""
         small = batch is not None and len(wire.dumps(batch)) <= EARLY_BATCH_BYTES
         if small:
             self.unit.post(batch)  # read by the unit once loaded; if it died, it says why next
@@ -420,15 +534,18 @@ class Relay:
             return {"status": status, "detail": f"solution failed to load: {name}: {message}"}
         if loaded != {"loaded": True}:
             raise Gone("failed", "the sandbox broke the protocol")
-        if "load_error" in ready:
-            return self.result("error", str(ready["load_error"]))
-        if batch is not None:
-            if not small:
-                self.unit.send(batch)
-            gone = self._answer_plan(len(batch["batch"]))
-            if gone is not None:
-                return self._after(gone)
-        return self._relay()
+        if batch is not None and not small:
+            self.unit.send(batch)
+        return None
+
+    def _collect(self, count: int) -> Gone | None:
+        """Read ``count`` replies into ``answers``; how the candidate ended, if it did."""
+        try:
+            while len(self.answers) < count:
+                self.answers.append(_checked(self.unit.wait_frame()))
+        except Gone as exc:
+            return exc
+        return None
 
     def _plan(self, ready: dict[str, Any]) -> dict[str, Any] | None:
         if "load_error" in ready:
@@ -440,13 +557,9 @@ class Relay:
 
     def _answer_plan(self, count: int) -> Gone | None:
         """The planned calls' replies, to the tests in one message; how the candidate ended."""
-        replies: list[dict[str, Any]] = []
-        gone = None
-        try:
-            while len(replies) < count:
-                replies.append(_checked(self.unit.wait_frame()))
-        except Gone as exc:
-            gone = exc  # the tests get the replies before it, then hear it is gone
+        before = len(self.answers)
+        gone = self._collect(before + count)  # the tests get the replies before it, then hear
+        replies = self.answers[before:]
         self.calls += len(replies)
         self.to_tests({"replies": replies})
         return gone
@@ -467,11 +580,13 @@ class Relay:
                 reply = _checked(self.unit.wait_frame())
             except Gone as gone:
                 return self._after(gone)
+            self.answers.append(reply)
             self.calls += 1
             self.to_tests({"reply": reply})
 
     def _after(self, gone: Gone) -> dict[str, Any]:
         """The candidate's execution ended mid-call: its status, with the tests' tally so far."""
+        assert self.tests is not None
         self.tests.deadline = time.monotonic() + TALLY_GRACE
         with contextlib.suppress(Gone, TestsBroke):
             self.to_tests({"gone": True})
@@ -504,12 +619,14 @@ class Relay:
         }
 
     def _from_tests(self) -> dict[str, Any]:
+        assert self.tests is not None
         try:
             return self.tests.wait_frame()
         except Gone as gone:
             raise TestsBroke.from_gone(gone) from None
 
     def to_tests(self, message: dict[str, Any]) -> None:
+        assert self.tests is not None
         try:
             self.tests.send(message)
         except Gone as gone:

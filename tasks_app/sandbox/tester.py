@@ -10,6 +10,9 @@ A fresh unit compiles the tests before it runs a line of them, so what it compil
 tests' own text, untouched by them: it hands the code to the keeper first (see
 :func:`offer`), and the keeper gives it to the next fresh unit asked to load exactly the
 same text, which then skips the compiler (a task's tests are verified many times over).
+With the code goes the text's reading (see :mod:`literals`) when the tests are only literal
+asserts: once a run of them here confirms it, the keeper decides later checks of the same
+text from the candidate's replies without a tests' unit.
 
 This process reports facts (how its counted asserts went, whether ``check`` raised); the
 keeper decides the verdict from them and from what it saw of the candidate itself. The
@@ -18,6 +21,7 @@ candidate can only hand this process plain data, so it cannot forge that report.
 
 from __future__ import annotations
 
+import ast
 import base64
 import binascii
 import builtins
@@ -27,23 +31,12 @@ import socket
 from types import CodeType
 from typing import Any, NamedTuple
 
-from tasks_app.sandbox import counting, isolate, plan, wire
+from tasks_app.sandbox import counting, isolate, literals, plan, replies, wire
 
 DETAIL_CAP = 2000
 MAX_TESTS_ROUNDS = 32  # checks one shared tests' unit may serve (samples of one task in a row)
 TESTS_FAILURE = "verifier failure: the tests"  # detail prefix when the tests, not the code, broke
 OFFER_MAX_CHARS = 512 * 1024  # compiled tests larger than this are not handed back for reuse
-
-# Exceptions a candidate may "raise" here; anything else becomes CandidateError.
-SAFE_EXCEPTIONS = {
-    name: obj
-    for name, obj in vars(builtins).items()
-    if isinstance(obj, type) and issubclass(obj, Exception) and not issubclass(obj, Warning)
-}
-
-
-class CandidateError(Exception):
-    """The sandboxed function raised an exception that has no safe builtin counterpart."""
 
 
 class CandidateGone(BaseException):  # noqa: N818  # not an Exception: counted asserts pass it on
@@ -83,9 +76,9 @@ class Candidate:
         if self.planned:
             if request != self.planned.popleft():
                 raise PlanBroken("left their call plan")
-            replies = self.settle()
-            if replies:
-                return _unpack(replies.popleft())
+            pending = self.settle()
+            if pending:
+                return replies.unpack(pending.popleft())
             return self._answer()  # cut off before this call's reply: the keeper says so
         wire.send(self.chan, {"call": request})
         return self._answer()
@@ -102,16 +95,7 @@ class Candidate:
         if "gone" in answer:
             self.gone = True
             raise CandidateGone()
-        return _unpack(answer["reply"])
-
-
-def _unpack(reply: dict[str, Any]) -> Any:
-    # The keeper already turned a MemoryError, an unsupported value or a broken reply into
-    # the end of the execution; what arrives here is a value or a plain exception.
-    if "value" in reply:
-        return wire.decode(reply["value"])
-    name, message = (str(part)[:DETAIL_CAP] for part in reply["raised"][:2])
-    raise SAFE_EXCEPTIONS.get(name, CandidateError)(f"candidate raised {name}: {message}")
+        return replies.unpack(answer["reply"])
 
 
 class Compiled(NamedTuple):
@@ -121,6 +105,7 @@ class Compiled(NamedTuple):
     tests: CodeType
     total: int  # counted asserts
     plans: dict[int, plan.Plan]
+    reading: dict[str, Any] | None = None  # see literals.read; only from a fresh compile
 
 
 def serve(
@@ -146,7 +131,7 @@ def serve(
     try:
         code = _unpacked(compiled) if compiled is not None else _compile(tests, prelude)
         if compiled is None:
-            wire.send(chan, {"compiled": offer(code)})
+            wire.send(chan, {"compiled": offer(code), "reading": code.reading})
         check, plans, namespace = _load(code, entry, candidate, tally)
     except Exception as exc:
         wire.send(chan, {"load_error": f"{TESTS_FAILURE} failed to load: {counting.describe(exc)}"})
@@ -193,8 +178,13 @@ def _compile(tests: str, prelude: str) -> Compiled:
     prelude_code = compile(prelude, "<prelude>", "exec")
     counted = counting.Tally()
     plans: dict[int, plan.Plan] = {}
-    tests_code = counting.compile_tests(tests, counted, plans=plans)
-    return Compiled(prelude_code, tests_code, counted.total, plans)
+    read: list[dict[str, Any] | None] = [None]
+
+    def reading(tree: ast.Module) -> None:
+        read[0] = literals.read(tree, prelude)
+
+    tests_code = counting.compile_tests(tests, counted, plans=plans, on_parsed=reading)
+    return Compiled(prelude_code, tests_code, counted.total, plans, read[0])
 
 
 def offer(code: Compiled) -> str | None:
