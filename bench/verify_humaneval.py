@@ -19,6 +19,10 @@ A third side, ``trusted``, is this sandbox as it was before test code was isolat
 tests ran in the keeper, only the candidate in a unit; see ``support/trusted_side.py``),
 taken from git history and timed in the same rounds: ``vs_trusted`` is ours over it, the
 cost of isolating test code. ``--no-trusted`` (or a checkout without that history) skips it.
+Ours runs each text's tests in a unit of their own; for tests that are only literal asserts
+a keeper, once such a run confirmed their reading, decides later checks of the same text
+from the candidate's replies (``tasks_app/sandbox/literals.py``), so its first rounds are
+its slowest: ``ours_rounds`` shows each round's rate.
 
 ``--group K`` verifies the samples of a task together, as a training step does: each
 problem's canonical and wrong solution repeated to K samples, a group verified in order by
