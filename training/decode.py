@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 
 import torch
-from transformers import PreTrainedModel, PreTrainedTokenizerBase, StaticCache
+from transformers import Cache, PreTrainedModel, PreTrainedTokenizerBase, StaticCache
 from transformers.cache_utils import StaticLayer
 
 from training.config import SamplingConfig
@@ -203,7 +203,7 @@ def attention_mask(allowed: torch.Tensor, model: PreTrainedModel) -> torch.Tenso
     )
 
 
-def expand_cache(cache: StaticCache, index: torch.Tensor) -> None:
+def expand_cache(cache: Cache, index: torch.Tensor) -> None:
     """Keep (and repeat) the batch rows `index` of every layer's keys and values."""
     for layer in cache.layers:
         # only full-attention static layers get here (`unsupported_reason`), filled by prefill

@@ -29,9 +29,11 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from training.config import SamplingConfig
+from training.decode import DecodeGenerator
 from training.generation import Generator, Rollout
 from training.interfaces import Item, RewardResult
 from training.prompting import ADD_SPECIAL_TOKENS, PromptFormat, end_of_turn_ids, split_reasoning
+from training.turn_decode import TurnDecoder
 
 ENDED_BY = ("environment", "max_turns", "max_total_tokens")
 
@@ -218,6 +220,10 @@ def play(
     envs = [spec.make(item) for item in items]
     convs = [Conversation(tokenizer, fmt, limits.max_total_tokens, *env.open()) for env in envs]
     active = list(range(len(items)))
+    decoder = None
+    if isinstance(generator, DecodeGenerator) and items:
+        opening = max(len(c.prompt_ids) for c in convs)
+        decoder = TurnDecoder(generator, len(items), 2 * (opening + limits.max_total_tokens))
     for turn in range(limits.max_turns):
         if not active:
             break
@@ -225,8 +231,11 @@ def play(
         turn_sampling = dataclasses.replace(
             sampling, max_new_tokens=min(limits.max_tokens_per_turn, room)
         )
-        ids, mask = left_padded([convs[i].context for i in active], tokenizer.pad_token_id)
-        out = generator.generate_tokens(ids, mask, turn_sampling)
+        if decoder is not None:  # the cache of the last turn stays: only new tokens are fed
+            out = decoder.generate(active, [convs[i].context for i in active], turn_sampling)
+        else:
+            ids, mask = left_padded([convs[i].context for i in active], tokenizer.pad_token_id)
+            out = generator.generate_tokens(ids, mask, turn_sampling)
         last = turn == limits.max_turns - 1
         active = [
             i for row, i in enumerate(active) if _take_turn(convs[i], envs[i], out, row, last)
