@@ -2,7 +2,8 @@
 
 An episode is one row of a step's batch. Rollouts run a whole batch of episodes at once:
 each turn, the next assistant message of every episode still going is generated in one
-batch (continuing the exact tokens sampled so far), then every environment answers it; an
+batch (continuing the exact tokens sampled so far; with the engine's own decoder, on a KV
+cache kept across the turns, see `turn_decode`), then every environment answers it; an
 episode ends when its environment says so or a limit in `TurnLimits` is reached. The row's
 "prompt" is the opening, its "completion" everything after it: assistant tokens (trained on,
 `completion_mask` 1, with their sampling log-probs, so the log-prob gap and truncated
@@ -80,7 +81,15 @@ class EpisodeRecord:
     assistant_tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # One level of copies: a finished episode's messages are not changed afterwards,
+        # and a deep copy of every batch's conversations cost more than their reward.
+        return {
+            **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
+            "messages": [dict(m) for m in self.messages],
+            "tools": [dict(t) for t in self.tools],
+            "errors": list(self.errors),
+            "final_state": dict(self.final_state),
+        }
 
 
 EpisodeRewardFn = Callable[[Sequence[Item], Sequence[EpisodeRecord]], list[RewardResult]]
@@ -149,17 +158,18 @@ class Conversation:
         self.logprobs += logprobs
         self.messages.append({"role": "assistant", "content": text})
 
-    def add_environment(self, messages: list[dict[str, Any]], ended_turn: bool) -> None:
-        """Append the environment's messages as tokens the loss leaves out; `ended_turn`:
-        the assistant's tokens closed its turn (a stop token), else the template's close is
-        written here."""
+    def environment_text(self, messages: list[dict[str, Any]], ended_turn: bool) -> str:
+        """Record the environment's messages; the text whose tokens (`add_environment_ids`)
+        the loss leaves out. `ended_turn`: the assistant's tokens closed its turn (a stop
+        token), else the template's close is written here."""
         before = self.messages
         self.messages = [*before, *messages]
         if self.fmt.is_chat:
-            text = self._chat_between(before, self.messages, ended_turn)
-        else:
-            text = "".join(str(m.get("content") or "") for m in messages)
-        ids = self._encode(text)
+            return self._chat_between(before, self.messages, ended_turn)
+        return "".join(str(m.get("content") or "") for m in messages)
+
+    def add_environment_ids(self, ids: list[int]) -> None:
+        """Append the environment's tokens (those of `environment_text`)."""
         self.ids += ids
         self.trained += [0] * len(ids)
         self.logprobs += [0.0] * len(ids)
@@ -237,19 +247,30 @@ def play(
             ids, mask = left_padded([convs[i].context for i in active], tokenizer.pad_token_id)
             out = generator.generate_tokens(ids, mask, turn_sampling)
         last = turn == limits.max_turns - 1
-        active = [
-            i for row, i in enumerate(active) if _take_turn(convs[i], envs[i], out, row, last)
+        answered = [
+            (i, _take_turn(convs[i], envs[i], out, row, last)) for row, i in enumerate(active)
         ]
+        going = [(i, text) for i, text in answered if text is not None]
+        # The environment's answers of the whole batch, tokenized in one call.
+        encoded = _encode_all(tokenizer, [text for _, text in going])
+        active = []
+        for (i, _), answer in zip(going, encoded, strict=True):
+            convs[i].add_environment_ids(answer)
+            if len(convs[i].ids) >= convs[i].limit:
+                convs[i].ended_by = "max_total_tokens"
+            else:
+                active.append(i)
     records = [_record(conv, env) for conv, env in zip(convs, envs, strict=True)]
     return Played(records, _rollout(convs, records, tokenizer, device))
 
 
 def _take_turn(
     conv: Conversation, env: EpisodeEnvironment, out: Rollout, row: int, last: bool
-) -> bool:
-    """Append row `row` of `out` (cut to the room left under `max_total_tokens`) and the
-    environment's answer; whether the episode goes on. The environment's own tokens may pass
-    the total; no turn is generated after that."""
+) -> str | None:
+    """Append row `row` of `out` (cut to the room left under `max_total_tokens`) and record
+    the environment's answer; the text of that answer's tokens if the episode goes on (the
+    caller appends them), else None. The environment's own tokens may pass the total; no
+    turn is generated after that."""
     sampled, room = int(out.completion_mask[row].sum()), conv.limit - len(conv.ids)
     n = min(sampled, room)
     cut = n == room
@@ -266,12 +287,16 @@ def _take_turn(
     if reply.done or last or cut:
         conv.messages += reply.messages
         conv.ended_by = "environment" if reply.done else "max_total_tokens" if cut else "max_turns"
-        return False
-    conv.add_environment(reply.messages, ended_turn=not bool(out.truncated[row]))
-    if len(conv.ids) >= conv.limit:
-        conv.ended_by = "max_total_tokens"
-        return False
-    return True
+        return None
+    return conv.environment_text(reply.messages, ended_turn=not bool(out.truncated[row]))
+
+
+def _encode_all(tokenizer: PreTrainedTokenizerBase, texts: list[str]) -> list[list[int]]:
+    if not texts:
+        return []
+    return [
+        list(ids) for ids in tokenizer(texts, add_special_tokens=ADD_SPECIAL_TOKENS)["input_ids"]
+    ]
 
 
 def _record(conv: Conversation, env: EpisodeEnvironment) -> EpisodeRecord:
