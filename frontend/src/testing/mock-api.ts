@@ -3,7 +3,7 @@
 import { vi } from "vitest";
 
 export type MockReply = { status?: number; body?: unknown };
-export type MockHandler = MockReply | ((request: RecordedRequest) => MockReply);
+export type MockHandler = MockReply | ((request: RecordedRequest) => MockReply | Promise<MockReply>);
 export type RecordedRequest = {
   method: string;
   path: string;
@@ -31,7 +31,7 @@ export function mockApi(routes: Record<string, MockHandler>) {
         status: 404,
       });
     }
-    const reply = typeof handler === "function" ? handler(request) : handler;
+    const reply = typeof handler === "function" ? await handler(request) : handler;
     const status = reply.status ?? 200;
     const body = reply.body === undefined || status === 204 ? null : JSON.stringify(reply.body);
     return new Response(body, { status, headers: { "Content-Type": "application/json" } });

@@ -176,17 +176,47 @@ function EnvironmentChip({ environment }: { environment: NonNullable<PoolVersion
   );
 }
 
-/** Step 1: a saved curriculum (its pool versions), and a verifier version per family. */
-export function StepCurriculum({ draft, errors, onChange }: { draft: Draft; errors: Errors; onChange: (draft: Draft) => void }) {
+/** The pool versions the draft's curriculum trains on. */
+function draftVersionIds(draft: Draft, curricula: SavedCurriculum[] | undefined): number[] {
+  const choice = draft.curriculum;
+  if (choice.kind === "inline") return choice.config.families.map((f) => f.pool_version);
+  const saved = choice.saved === null ? undefined : curricula?.find((c) => c.id === choice.saved);
+  return saved ? savedVersions(saved) : [];
+}
+
+/**
+ * A family's verifier is absent until chosen: its default fills in once the curricula,
+ * families, pool versions and verifiers have all loaded, however late, and on whatever step
+ * the wizard is by then (the wizard calls this, not the curriculum step, so moving on before
+ * they load does not leave a family without one); null is the user's own "none".
+ */
+export function useDefaultVerifiers(draft: Draft, onChange: (draft: Draft) => void) {
   const curricula = useCurricula();
   const versions = usePoolVersions();
   const families = useFamilies();
   const verifiers = useVerifiers();
+  const unset = draftVersionIds(draft, curricula.data).filter((id) => !(String(id) in draft.verifiers));
+  const loaded = Boolean(families.data && verifiers.data && versions.data);
+
+  useEffect(() => {
+    if (!loaded || unset.length === 0) return;
+    const byId = new Map((versions.data ?? []).map((v) => [v.id, v]));
+    const filled = { ...draft.verifiers };
+    for (const id of unset) {
+      const family = families.data?.find((f) => f.id === byId.get(id)?.family);
+      filled[String(id)] = defaultVerifierVersion(family, verifiers.data ?? []);
+    }
+    onChange({ ...draft, verifiers: filled });
+  });
+}
+
+/** Step 1: a saved curriculum (its pool versions), and a verifier version per family. */
+export function StepCurriculum({ draft, errors, onChange }: { draft: Draft; errors: Errors; onChange: (draft: Draft) => void }) {
+  const curricula = useCurricula();
+  const versions = usePoolVersions();
   const byId = new Map((versions.data ?? []).map((v) => [v.id, v]));
   const choice = draft.curriculum;
 
-  // A family's verifier is absent until chosen: the default fills in once families, pool
-  // versions and verifiers have all loaded, however late; null is the user's own "none".
   const pick = (curriculum: SavedCurriculum) => {
     const chosen: Record<string, number | null> = {};
     for (const id of savedVersions(curriculum)) {
@@ -195,20 +225,7 @@ export function StepCurriculum({ draft, errors, onChange }: { draft: Draft; erro
     onChange({ ...draft, curriculum: { kind: "saved", saved: curriculum.id }, verifiers: chosen, evalFamilies: null });
   };
 
-  const saved = choice.kind === "saved" ? curricula.data?.find((c) => c.id === choice.saved) : undefined;
-  const versionIds = choice.kind === "inline" ? choice.config.families.map((f) => f.pool_version) : saved ? savedVersions(saved) : [];
-  const unset = versionIds.filter((id) => !(String(id) in draft.verifiers));
-  const loaded = Boolean(families.data && verifiers.data && versions.data);
-
-  useEffect(() => {
-    if (!loaded || unset.length === 0) return;
-    const filled = { ...draft.verifiers };
-    for (const id of unset) {
-      const family = families.data?.find((f) => f.id === byId.get(id)?.family);
-      filled[String(id)] = defaultVerifierVersion(family, verifiers.data ?? []);
-    }
-    onChange({ ...draft, verifiers: filled });
-  });
+  const versionIds = draftVersionIds(draft, curricula.data);
   const general = errors["config.curriculum"] ?? errors["config.curriculum.saved"] ?? errors["config.curriculum.families"];
 
   return (

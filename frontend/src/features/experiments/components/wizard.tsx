@@ -9,7 +9,7 @@ import { useAlgorithms } from "../api/get-algorithms";
 import { buildConfig, stepOf, STEPS, type Draft, type StepId } from "../lib/draft";
 import { PreflightPanel, type PreflightRun } from "./preflight-panel";
 import { StepAlgorithm } from "./step-algorithm";
-import { StepCurriculum } from "./step-curriculum";
+import { StepCurriculum, useDefaultVerifiers } from "./step-curriculum";
 import { StepEvaluation } from "./step-evaluation";
 import { StepModel } from "./step-model";
 import { StepResources } from "./step-resources";
@@ -38,6 +38,7 @@ export function Wizard({ initial, parent }: { initial: Draft; parent: { id: numb
   const navigate = useNavigate();
   const algorithms = useAlgorithms();
   const [draft, setDraft] = useState(initial);
+  useDefaultVerifiers(draft, setDraft);
   const [step, setStep] = useState<StepId>("curriculum");
   const [local, setLocal] = useState<Record<string, string>>({});
   const [preflight, setPreflight] = useState<PreflightRun | null>(null);

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 
-import { ME, mockApi, paginated } from "@/testing/mock-api";
+import { ME, mockApi, paginated, type MockReply } from "@/testing/mock-api";
 import { renderApp } from "@/testing/render";
 
 import { ALGORITHMS, EXPERIMENT, EXPERIMENT_RUN, MODELS, NO_MODELS, PRESETS, wizardRoutes } from "../testing/fixtures";
@@ -31,6 +31,27 @@ describe("New experiment wizard", () => {
     const family = screen.getByRole("group", { name: "Family digits · v1" });
     expect(family).toHaveTextContent("90 train · 10 held-out · levels 2–3");
     expect(within(family).getByLabelText("Verifier for pool version 5")).toHaveValue("12");
+  });
+
+  it("fills a family's default verifier when the families load after the curriculum step is left", async () => {
+    let release = () => {};
+    const late = new Promise<void>((resolve) => (release = resolve));
+    const routes = wizardRoutes();
+    const families = routes["GET /api/v1/families/"] as MockReply;
+    mockApi({
+      "GET /api/v1/auth/me/": { body: ME },
+      ...routes,
+      "GET /api/v1/families/": async () => {
+        await late;
+        return families;
+      },
+    });
+    renderApp("/experiments/new");
+    const user = userEvent.setup();
+    await walkToReview(user);
+    expect(screen.getByLabelText("Configuration summary")).toHaveTextContent("digits · v1 judged by none chosen");
+    release();
+    await waitFor(() => expect(screen.getByLabelText("Configuration summary")).toHaveTextContent("digits · v1 judged by Exact sort · v3"));
   });
 
   it("says that no worker is running and how to start one", async () => {
