@@ -81,10 +81,11 @@ class TurnDecoder:
         if self.cache is None or self.used + width + sampling.max_new_tokens > self.slots:
             new = self._rebuild(contexts, sampling.max_new_tokens, device)
             width = max(len(n) for n in new)
+        stops = self._stops()
         was_training = self.model.training
         self.model.eval()
         try:
-            completion, logprobs = self._turn(new, width, sampling, device)
+            completion, logprobs = self._turn(new, width, sampling, stops, device)
         finally:
             self.model.train(was_training)
         ids = torch.zeros(len(new), 0, dtype=torch.long, device=device)
@@ -94,7 +95,7 @@ class TurnDecoder:
             completion,
             self.generator.tokenizer,
             logprobs,
-            stops=self._stops(),
+            stops=stops,
             prompt_format=self.generator.prompt_format,
         )
 
@@ -153,7 +154,12 @@ class TurnDecoder:
         return [list(c) for c in contexts]
 
     def _turn(
-        self, new: list[list[int]], width: int, sampling: SamplingConfig, device: torch.device
+        self,
+        new: list[list[int]],
+        width: int,
+        sampling: SamplingConfig,
+        stops: list[int],
+        device: torch.device,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Feed `new` (right-aligned in `width` slots), then sample up to max_new_tokens."""
         assert self.cache is not None
@@ -183,7 +189,7 @@ class TurnDecoder:
         self.used = filled
 
         max_new = sampling.max_new_tokens
-        stop = torch.tensor(self._stops(), device=device)
+        stop = torch.tensor(stops, device=device)
         completion = torch.full((rows, max_new), pad, dtype=torch.long, device=device)
         logprobs = torch.zeros(rows, max_new, device=device)
         finished = torch.zeros(rows, dtype=torch.bool, device=device)

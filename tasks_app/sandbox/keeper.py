@@ -20,7 +20,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from tasks_app.sandbox import cgroups, inmate, isolate, linux, literals, tester, wire
 from tasks_app.sandbox.unit import Gone, Unit
@@ -34,7 +34,40 @@ MAX_EXECUTIONS = 2000  # then the keeper exits and its caller starts another (it
 TALLY_GRACE = 0.5  # seconds the tests get to report their tally once the candidate is gone
 
 
-class CompiledTests:
+Text = tuple[str, str]  # the exact text of a check's tests and prelude
+V = TypeVar("V")
+
+
+class ByText(Generic[V]):
+    """Values kept by the exact text of tests and prelude, the least recently used leaving
+    first once there are more than ``max_entries`` or they hold more than ``max_chars``."""
+
+    def __init__(self, max_entries: int, max_chars: int) -> None:
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self.chars = 0
+        self.entries: collections.OrderedDict[Text, tuple[V, int]] = collections.OrderedDict()
+
+    def get(self, text: Text) -> V | None:
+        found = self.entries.get(text)
+        if found is None:
+            return None
+        self.entries.move_to_end(text)
+        return found[0]
+
+    def put(self, text: Text, value: V, chars: int) -> None:
+        """Keep ``value`` (``chars`` long) unless the text has one already."""
+        if text in self.entries:
+            return
+        size = len(text[0]) + len(text[1]) + chars
+        self.entries[text] = (value, size)
+        self.chars += size
+        while len(self.entries) > self.max_entries or self.chars > self.max_chars:
+            _, (_, old) = self.entries.popitem(last=False)
+            self.chars -= old
+
+
+class CompiledTests(ByText[str]):
     """Tests' code as fresh units offered it, by the exact text of the tests and prelude.
 
     A unit offers its code before it runs any of the tests (see :func:`tester.offer`), so
@@ -44,29 +77,11 @@ class CompiledTests:
     """
 
     def __init__(self, max_entries: int = 256, max_chars: int = 32 << 20) -> None:
-        self.max_entries = max_entries
-        self.max_chars = max_chars
-        self.chars = 0
-        self.entries: collections.OrderedDict[tuple[str, str], str] = collections.OrderedDict()
+        super().__init__(max_entries, max_chars)
 
-    def get(self, text: tuple[str, str]) -> str | None:
-        code = self.entries.get(text)
-        if code is not None:
-            self.entries.move_to_end(text)
-        return code
-
-    def keep(self, text: tuple[str, str], code: str) -> None:
-        if text in self.entries or len(code) > tester.OFFER_MAX_CHARS:
-            return
-        self.entries[text] = code
-        self.chars += _size(text, code)
-        while len(self.entries) > self.max_entries or self.chars > self.max_chars:
-            old, old_code = self.entries.popitem(last=False)
-            self.chars -= _size(old, old_code)
-
-
-def _size(text: tuple[str, str], code: str) -> int:
-    return len(text[0]) + len(text[1]) + len(code)
+    def keep(self, text: Text, code: str) -> None:
+        if len(code) <= tester.OFFER_MAX_CHARS:
+            self.put(text, code, len(code))
 
 
 COMPILED = CompiledTests()
@@ -77,11 +92,10 @@ ReadingKey = tuple[str, int]  # entry point, memory limit in MB
 @dataclasses.dataclass
 class Read:
     reading: literals.Reading
-    size: int
     confirmed: set[ReadingKey] = dataclasses.field(default_factory=set)
 
 
-class Readings:
+class Readings(ByText[Read]):
     """Readings of tests made only of literal asserts (see :mod:`literals`), by exact text.
 
     A fresh unit offers a text's reading before it runs any of the tests; it is used for an
@@ -91,41 +105,26 @@ class Readings:
     """
 
     def __init__(self, max_entries: int = 1024, max_chars: int = 32 << 20) -> None:
-        self.max_entries = max_entries
-        self.max_chars = max_chars
-        self.chars = 0
-        self.entries: collections.OrderedDict[tuple[str, str], Read] = collections.OrderedDict()
+        super().__init__(max_entries, max_chars)
 
-    def confirmed(self, text: tuple[str, str], key: ReadingKey) -> literals.Reading | None:
-        read = self.entries.get(text)
-        if read is None or key not in read.confirmed:
-            return None
-        self.entries.move_to_end(text)
-        return read.reading
+    def confirmed(self, text: Text, key: ReadingKey) -> literals.Reading | None:
+        read = self.get(text)
+        return read.reading if read is not None and key in read.confirmed else None
 
-    def offer(self, text: tuple[str, str], data: Any) -> None:
-        if text in self.entries or data is None:
+    def offer(self, text: Text, data: Any) -> None:
+        if data is None or text in self.entries:
             return
         try:
             reading = literals.parse(data)
         except ValueError:
             return
-        size = len(text[0]) + len(text[1]) + len(wire.dumps(data))
-        self.entries[text] = Read(reading, size)
-        self.chars += size
-        while len(self.entries) > self.max_entries or self.chars > self.max_chars:
-            _, old = self.entries.popitem(last=False)
-            self.chars -= old.size
+        self.put(text, Read(reading), len(wire.dumps(data)))
 
     def confirm(
-        self,
-        text: tuple[str, str],
-        key: ReadingKey,
-        answers: list[dict[str, Any]],
-        reported: dict[str, Any],
+        self, text: Text, key: ReadingKey, answers: list[dict[str, Any]], reported: dict[str, Any]
     ) -> None:
         """Use the reading for ``key`` if it decides what the tests' unit just reported."""
-        read = self.entries.get(text)
+        read = self.get(text)
         if read is None or key in read.confirmed or len(answers) != len(read.reading.calls):
             return
         if _report(literals.decide(read.reading, answers)) == reported:
@@ -330,11 +329,14 @@ class TestsSlot:
             self.ready.unit.kill()
 
 
+def _text(part: dict[str, Any]) -> Text:
+    return str(part.get("tests", "")), str(part.get("prelude", ""))
+
+
 def _confirmed_reading(
     request: dict[str, Any], part: dict[str, Any], limits: isolate.Limits
 ) -> literals.Reading | None:
-    text = (str(part.get("tests", "")), str(part.get("prelude", "")))
-    return READINGS.confirmed(text, (str(request.get("entry")), limits.memory_mb))
+    return READINGS.confirmed(_text(part), (str(request.get("entry")), limits.memory_mb))
 
 
 def _tests_key(
@@ -434,7 +436,7 @@ def _check_function(
     unit.close_stdin()
     tests.unit.close_stdin()
     relay = Relay(unit, tests.unit)
-    text = (str(part.get("tests", "")), str(part.get("prelude", "")))
+    text = _text(part)
     try:
         if tests.rounds:
             relay.to_tests({"again": True})  # loaded already: run check() for this candidate
