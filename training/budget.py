@@ -17,6 +17,7 @@ before any of them loads a model. The estimate follows what the engine holds (se
   16 values per hidden unit per token per layer (Korthikanti et al. 2022, "Reducing
   activation recomputation", section 4.1, at fp32), one layer's worth under gradient
   checkpointing, and the completion logits in fp32 with their log-softmax and gradient.
+  A packed pass (`training.packing`) runs only where it holds no more by this count.
 
 Generation and the update do not overlap, so the peak is the states plus the larger of the
 two. Compute counts 2 FLOPs per parameter per token forward and 6 forward + backward

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -20,7 +21,7 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_scheduler
 
 from training import metric_catalogue as metric
 from training.config import BaseConfig, RLConfig
-from training.decode import make_generator
+from training.decode import attention_mask, make_generator, unsupported_reason
 from training.episodes import EnvironmentSpec, EpisodeRecord, play
 from training.generation import Generator, HFGenerator, Rollout
 from training.interfaces import Completion, Item, RewardFn, RewardResult, TaskSampler
@@ -34,6 +35,8 @@ from training.metrics import (
     reward_metrics,
 )
 from training.models import ValueHead
+from training.packing import PassCost
+from training.packing import plan as plan_packing
 from training.prompting import RAW_FORMAT, PromptFormat, answers_only, check_format
 from training.verification import verify
 
@@ -336,6 +339,19 @@ def completion_logits(
     """Logits (B, C, V) at each completion position, divided by the sampling temperature
     so they score the distribution that was sampled; optionally the last hidden states (B, C, H)."""
     n = rollout.completion_ids.shape[1]
+    inner, cost = transformers_model(model), pass_cost(model)
+    packing = None if cost is None else plan_packing(rollout.attention_mask, n, cost)
+    if inner is not None and packing is not None:  # the same outputs, from the real tokens
+        out = model(
+            input_ids=packing.inputs(rollout.input_ids),
+            attention_mask=attention_mask(packing.allowed[:, None], inner),
+            position_ids=packing.positions,
+            output_hidden_states=hidden,
+            use_cache=False,
+        )
+        logits = packing.outputs(out.logits).float() / temperature
+        states = packing.outputs(out.hidden_states[-1]) if hidden else None
+        return logits, states
     out = model(
         input_ids=rollout.input_ids,
         attention_mask=rollout.attention_mask,
@@ -346,6 +362,39 @@ def completion_logits(
     logits = out.logits[:, :-1].float() / temperature
     states = out.hidden_states[-1][:, -n - 1 : -1] if hidden else None
     return logits, states
+
+
+def transformers_model(model: torch.nn.Module) -> PreTrainedModel | None:
+    """The transformers model inside `model`'s wrappers (DDP, FSDP, a PEFT adapter), or None
+    where a wrapper hides it."""
+    while not isinstance(model, PreTrainedModel):
+        unwrap = getattr(model, "get_base_model", None)
+        inner = unwrap() if callable(unwrap) else getattr(model, "module", None)
+        if not isinstance(inner, torch.nn.Module):
+            return None
+        model = inner
+    return model
+
+
+_PACKABLE: weakref.WeakKeyDictionary[torch.nn.Module, bool] = weakref.WeakKeyDictionary()
+
+
+def pass_cost(model: torch.nn.Module) -> PassCost | None:
+    """How `training.packing` weighs `model`'s passes, or None where they cannot run packed:
+    its attention must take an explicit mask and every layer attend to the whole sequence,
+    as the decode loop needs too (`decode.unsupported_reason`), and a wrapper it does not
+    know must not hide the transformers model."""
+    inner = transformers_model(model)
+    if inner is None:
+        return None
+    if inner not in _PACKABLE:
+        _PACKABLE[inner] = unsupported_reason(inner) is None
+    if not _PACKABLE[inner]:
+        return None
+    config = inner.config.get_text_config()
+    layers = config.num_hidden_layers
+    kept = 1 if inner.is_activation_checkpointing else layers
+    return PassCost.of(config.hidden_size, config.vocab_size, layers, kept)
 
 
 @torch.no_grad()
