@@ -109,13 +109,13 @@ def plan(attention_mask: torch.Tensor, completion_width: int, cost: PassCost) ->
         bins, offsets = first_fit_decreasing(lengths.tolist(), capacity)
         n_bins = max(bins) + 1
         slots = n_bins * capacity
-        layouts.append((cost.compute(n_bins, capacity, slots), capacity, bins, offsets))
-    compute, capacity, bins, offsets = min(layouts, key=lambda layout: layout[:2])
+        compute = cost.compute(n_bins, capacity, slots)
+        layouts.append((compute, capacity, cost.memory(n_bins, capacity, slots), bins, offsets))
+    compute, capacity, memory, bins, offsets = min(layouts, key=lambda layout: layout[:2])
     padded = rows * (n + 1)  # the padded pass's logit positions
-    n_bins = max(bins) + 1
-    if compute > (1 - MIN_SAVING) * cost.compute(rows, width, padded) or cost.memory(
-        n_bins, capacity, n_bins * capacity
-    ) > cost.memory(rows, width, padded):
+    if compute > (1 - MIN_SAVING) * cost.compute(rows, width, padded) or memory > cost.memory(
+        rows, width, padded
+    ):
         return None
     return _layout(mask, n, starts, capacity, bins, offsets)
 

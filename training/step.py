@@ -339,9 +339,10 @@ def completion_logits(
     """Logits (B, C, V) at each completion position, divided by the sampling temperature
     so they score the distribution that was sampled; optionally the last hidden states (B, C, H)."""
     n = rollout.completion_ids.shape[1]
-    inner, cost = transformers_model(model), pass_cost(model)
+    cost = pass_cost(model)
     packing = None if cost is None else plan_packing(rollout.attention_mask, n, cost)
-    if inner is not None and packing is not None:  # the same outputs, from the real tokens
+    inner = transformers_model(model) if packing is not None else None  # found by pass_cost
+    if packing is not None and inner is not None:  # the same outputs, from the real tokens
         out = model(
             input_ids=packing.inputs(rollout.input_ids),
             attention_mask=attention_mask(packing.allowed[:, None], inner),
